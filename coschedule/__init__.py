@@ -1,0 +1,41 @@
+"""coschedule: scheduling parallel jobs on failure-prone HPC platforms.
+
+The hub package: the problem model, validation, I/O, generators and the CLI. Exact solvers
+live in :mod:`exact`, heuristics in :mod:`heuristics`.
+"""
+
+from .errors import (
+    CoscheduleError,
+    FormatError,
+    InvalidInstance,
+    InvalidSchedule,
+    SolverUnavailable,
+    UnknownName,
+)
+from .model import Allocation, CoSchedule, MoldableInstance, MoldableTask, Pack
+from .results import ExactResult, Status
+from .schedule import Execution, Outcome, Schedule
+from .validate import check_capacity, validate_coschedule
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "CoscheduleError",
+    "FormatError",
+    "InvalidInstance",
+    "InvalidSchedule",
+    "SolverUnavailable",
+    "UnknownName",
+    "Allocation",
+    "CoSchedule",
+    "MoldableInstance",
+    "MoldableTask",
+    "Pack",
+    "ExactResult",
+    "Status",
+    "Execution",
+    "Outcome",
+    "Schedule",
+    "check_capacity",
+    "validate_coschedule",
+]

@@ -1,0 +1,232 @@
+"""JSON formats for instances and solutions (documented in ``docs/formats.md``).
+
+Every file carries ``format`` and ``version``. Readers validate everything on the way in and
+raise :class:`~coschedule.errors.FormatError` (file syntax, missing or mistyped fields) or
+:class:`~coschedule.errors.InvalidInstance` (model invariants) with the file name and the
+JSON location of the problem, e.g. ``inst.json: tasks[3].times[5]: not a number: "x"``.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+from typing import Any
+
+from .errors import FormatError, InvalidInstance
+from .model import Allocation, CoSchedule, MoldableInstance, MoldableTask, Pack
+
+__all__ = [
+    "INSTANCE_FORMAT",
+    "SOLUTION_FORMAT",
+    "FORMAT_VERSION",
+    "read_json",
+    "instance_to_dict",
+    "instance_from_dict",
+    "load_instance",
+    "save_instance",
+    "coschedule_to_dict",
+    "coschedule_from_dict",
+    "load_coschedule",
+    "save_json",
+]
+
+INSTANCE_FORMAT = "coschedule/moldable-instance"
+SOLUTION_FORMAT = "coschedule/coschedule"
+FORMAT_VERSION = 1
+
+
+def read_json(path: str | Path) -> Any:
+    """Parse a JSON file; a syntax error names the file, line and column."""
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise FormatError(f"{path}: no such file") from None
+    except IsADirectoryError:
+        raise FormatError(f"{path}: is a directory, expected a JSON file") from None
+    except UnicodeDecodeError as e:
+        raise FormatError(f"{path}: not UTF-8 text ({e.reason} at byte {e.start})") from None
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as e:
+        raise FormatError(f"{path}:{e.lineno}:{e.colno}: malformed JSON: {e.msg}") from None
+
+
+def save_json(data: Any, path: str | Path) -> None:
+    """Write JSON atomically (a temporary file renamed over the target)."""
+    path = Path(path)
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(json.dumps(data, indent=2, allow_nan=False) + "\n", encoding="utf-8")
+    tmp.replace(path)
+
+
+def _check_header(data: Any, where: str, expected: str) -> None:
+    if not isinstance(data, dict):
+        raise FormatError(f"{where}: expected a JSON object at top level")
+    fmt = data.get("format")
+    if fmt != expected:
+        raise FormatError(f"{where}: format is {fmt!r}, expected {expected!r}")
+    version = data.get("version")
+    if version != FORMAT_VERSION:
+        raise FormatError(f"{where}: unsupported version {version!r} (this reader knows {FORMAT_VERSION})")
+
+
+def _field(obj: dict[str, Any], key: str, where: str, kind: type | tuple[type, ...]) -> Any:
+    if key not in obj:
+        raise FormatError(f"{where}: missing field {key!r}")
+    value = obj[key]
+    if isinstance(value, bool) or not isinstance(value, kind):
+        names = kind.__name__ if isinstance(kind, type) else " or ".join(k.__name__ for k in kind)
+        raise FormatError(f"{where}.{key}: expected {names}, got {value!r}")
+    return value
+
+
+# ---------------------------------------------------------------- instances
+
+
+def instance_to_dict(instance: MoldableInstance) -> dict[str, Any]:
+    tasks = []
+    for task in instance.tasks:
+        times = [None if math.isinf(t) else t for t in task.times]
+        entry: dict[str, Any] = {"times": times}
+        if task.name is not None:
+            entry["name"] = task.name
+        if task.min_procs != 1:
+            entry["min_procs"] = task.min_procs
+        if task.memory:
+            entry["memory"] = task.memory
+        tasks.append(entry)
+    out: dict[str, Any] = {"format": INSTANCE_FORMAT, "version": FORMAT_VERSION}
+    if instance.name is not None:
+        out["name"] = instance.name
+    out["p"] = instance.p
+    out["tasks"] = tasks
+    return out
+
+
+def instance_from_dict(data: Any, where: str = "instance") -> MoldableInstance:
+    _check_header(data, where, INSTANCE_FORMAT)
+    p = _field(data, "p", where, int)
+    if p < 1:
+        raise InvalidInstance(f"{where}.p: platform size must be >= 1, got {p}")
+    raw_tasks = _field(data, "tasks", where, list)
+    if not raw_tasks:
+        raise InvalidInstance(f"{where}.tasks: instance has no task")
+    tasks = []
+    for i, raw in enumerate(raw_tasks):
+        loc = f"{where}: tasks[{i}]"
+        if not isinstance(raw, dict):
+            raise FormatError(f"{loc}: expected an object, got {raw!r}")
+        times = _field(raw, "times", loc, list)
+        if not times:
+            raise FormatError(f"{loc}.times: empty profile")
+        min_procs = raw.get("min_procs", 1)
+        if isinstance(min_procs, bool) or not isinstance(min_procs, int):
+            raise FormatError(f"{loc}.min_procs: expected int, got {min_procs!r}")
+        for j, t in enumerate(times):
+            if j + 1 < min_procs:
+                continue
+            if isinstance(t, bool) or not isinstance(t, (int, float)):
+                raise FormatError(f"{loc}.times[{j}]: not a number: {t!r}")
+            if t < 0:
+                raise InvalidInstance(f"{loc}.times[{j}]: negative time {t!r}")
+        memory = raw.get("memory", 0.0)
+        if isinstance(memory, bool) or not isinstance(memory, (int, float)):
+            raise FormatError(f"{loc}.memory: expected a number, got {memory!r}")
+        name = raw.get("name")
+        if name is not None and not isinstance(name, str):
+            raise FormatError(f"{loc}.name: expected a string, got {name!r}")
+        try:
+            tasks.append(
+                MoldableTask(
+                    tuple(math.inf if t is None else t for t in times),
+                    min_procs=min_procs,
+                    memory=float(memory),
+                    name=name,
+                )
+            )
+        except InvalidInstance as e:
+            msg = str(e)
+            for prefix in (f"task {name!r}: ", "task: "):
+                msg = msg.removeprefix(prefix)
+            raise InvalidInstance(f"{loc}: {msg}") from None
+    name = data.get("name")
+    try:
+        return MoldableInstance(tuple(tasks), p, name=name if isinstance(name, str) else None)
+    except InvalidInstance as e:
+        raise InvalidInstance(f"{where}: {e}") from None
+
+
+def load_instance(path: str | Path) -> MoldableInstance:
+    """Read a moldable-task instance file (``format: coschedule/moldable-instance``)."""
+    return instance_from_dict(read_json(path), str(path))
+
+
+def save_instance(instance: MoldableInstance, path: str | Path) -> None:
+    save_json(instance_to_dict(instance), path)
+
+
+# ---------------------------------------------------------------- solutions
+
+
+def coschedule_to_dict(
+    instance: MoldableInstance,
+    coschedule: CoSchedule,
+    *,
+    k: int | None = None,
+    extra: dict[str, Any] | None = None,
+) -> dict[str, Any]:
+    packs = []
+    for pack in coschedule.packs:
+        packs.append(
+            {
+                "cost": pack.cost(instance),
+                "tasks": [
+                    {
+                        "task": a.task,
+                        **({"name": instance.tasks[a.task].name} if instance.tasks[a.task].name else {}),
+                        "procs": a.procs,
+                        "time": instance.time(a.task, a.procs),
+                    }
+                    for a in pack.allocations
+                ],
+            }
+        )
+    out: dict[str, Any] = {"format": SOLUTION_FORMAT, "version": FORMAT_VERSION}
+    if instance.name is not None:
+        out["instance"] = instance.name
+    out["p"] = instance.p
+    if k is not None:
+        out["k"] = k
+    out["cost"] = coschedule.cost(instance)
+    if extra:
+        out.update(extra)
+    out["packs"] = packs
+    return out
+
+
+def coschedule_from_dict(data: Any, where: str = "solution") -> tuple[CoSchedule, dict[str, Any]]:
+    """Parse a solution file; returns the co-schedule and its header (``cost``, ``k``, ...)."""
+    _check_header(data, where, SOLUTION_FORMAT)
+    raw_packs = _field(data, "packs", where, list)
+    packs = []
+    for b, raw in enumerate(raw_packs):
+        loc = f"{where}: packs[{b}]"
+        if not isinstance(raw, dict):
+            raise FormatError(f"{loc}: expected an object")
+        allocations = []
+        for j, item in enumerate(_field(raw, "tasks", loc, list)):
+            iloc = f"{loc}.tasks[{j}]"
+            if not isinstance(item, dict):
+                raise FormatError(f"{iloc}: expected an object")
+            allocations.append(
+                Allocation(_field(item, "task", iloc, int), _field(item, "procs", iloc, int))
+            )
+        packs.append(Pack(tuple(allocations)))
+    header = {key: v for key, v in data.items() if key != "packs"}
+    return CoSchedule(tuple(packs)), header
+
+
+def load_coschedule(path: str | Path) -> tuple[CoSchedule, dict[str, Any]]:
+    return coschedule_from_dict(read_json(path), str(path))

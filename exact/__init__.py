@@ -1,0 +1,1 @@
+"""Exact formulations, one module per problem (filled in by the solver registry below)."""
