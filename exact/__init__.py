@@ -1,1 +1,175 @@
-"""Exact formulations, one module per problem (filled in by the solver registry below)."""
+"""Exact formulations, one module per problem, behind one registry.
+
+:func:`solve_kinp` solves k-in-p co-scheduling (``coscheduling-redistribution.md`` §1.3.6) with
+a named *method* (the formulation) and *solver* (the backend):
+
+========== ============================================================ ==================
+method     what                                                         solvers
+========== ============================================================ ==================
+subsetdp   vectorised DP over subsets (auto when n is small, any k)     numpy
+setcover   set covering over priced, non-dominated packs (auto otherwise) highs, cbc, cpsat
+ilp        the paper's ILP (1.12), as printed (reference formulation)    highs, cbc, cpsat
+matching   2-in-p as a min-weight perfect matching with loops (Thm 1.1)  rustworkx, networkx
+exhaustive memoised search over set partitions (n <= 16; test reference) python
+========== ============================================================ ==================
+
+Every call returns an :class:`~coschedule.results.ExactResult` that states what was proved.
+"""
+
+from __future__ import annotations
+
+import time
+
+from coschedule.errors import InvalidInstance, unknown_name
+from coschedule.model import CoSchedule, MoldableInstance
+from coschedule.results import ExactResult, Status
+
+from .exhaustive import solve_exhaustive
+from .kinp_ilp import build_kinp_ilp, decode_kinp_ilp
+from .kinp_setcover import build_kinp_setcover, decode_kinp_setcover
+from .kinp_subsetdp import MAX_N as SUBSETDP_MAX_N
+from .kinp_subsetdp import MAX_WORK as SUBSETDP_MAX_WORK
+from .kinp_subsetdp import solve_subset_dp, subset_dp_work
+from .mip import BACKENDS, MIP_REL_GAP, MipSolution, available_backends, default_backend, solve_mip
+from .units import time_unit_for
+
+__all__ = [
+    "METHODS",
+    "solve_kinp",
+    "auto_method",
+    "available_backends",
+    "available_solvers",
+    "default_backend",
+    "solve_mip",
+]
+
+METHODS = ("auto", "subsetdp", "setcover", "ilp", "matching", "exhaustive")
+MATCHING_BACKENDS = ("auto", "rustworkx", "networkx")
+
+
+def available_solvers() -> dict[str, list[str]]:
+    """Method -> the solvers usable with it on this machine."""
+    out = {
+        "subsetdp": ["numpy"],
+        "setcover": available_backends(),
+        "ilp": available_backends(),
+        "exhaustive": ["python"],
+    }
+    match = ["networkx"]
+    try:
+        import rustworkx  # noqa: F401
+
+        match.insert(0, "rustworkx")
+    except ImportError:
+        pass
+    out["matching"] = match
+    return out
+
+
+def _from_mip(
+    instance: MoldableInstance, method: str, sol: MipSolution, cs: CoSchedule | None,
+    rounding: float, t0: float, info: dict,
+) -> ExactResult:
+    objective = cs.cost(instance) if cs is not None else None
+    tol = rounding + (max(1e-6, MIP_REL_GAP * abs(objective)) if objective is not None else 0.0)
+    bound = sol.bound
+    if bound is not None:
+        bound = bound - rounding
+        if objective is not None:
+            bound = min(bound, objective)
+    status = sol.status
+    if status is Status.OPTIMAL and objective is None:
+        status = Status.UNKNOWN
+    return ExactResult(
+        status, objective, bound, cs, method, sol.solver, time.perf_counter() - t0,
+        tolerance=tol, info={**info, **sol.info},
+    )
+
+
+def auto_method(instance: MoldableInstance, k: int) -> str:
+    """The method ``"auto"`` picks: ``matching`` for ``k = 2`` (polynomial, Thm 1.1),
+    ``subsetdp`` when its work fits (``n <= 18`` for ``k = n``, ``n <= 22`` for ``k = 3``),
+    ``setcover`` otherwise."""
+    if min(k, instance.p) == 2 and instance.n > 2:
+        return "matching"
+    kk = min(k, instance.n)
+    if instance.n <= SUBSETDP_MAX_N and subset_dp_work(instance.n, kk) <= SUBSETDP_MAX_WORK:
+        return "subsetdp"
+    return "setcover"
+
+
+def solve_kinp(
+    instance: MoldableInstance,
+    k: int,
+    *,
+    method: str = "auto",
+    solver: str | None = None,
+    time_limit: float | None = None,
+    time_unit: float | None = None,
+    threads: int | None = None,
+) -> ExactResult:
+    """Solve k-in-p-CoSchedule (Definition 1.1) exactly.
+
+    Parameters
+    ----------
+    method
+        ``"auto"`` (:func:`auto_method`), or one of :data:`METHODS`.
+    solver
+        Backend for the method (see the module table); ``None`` picks the best available.
+    time_limit
+        Seconds; a run stopped by it is reported ``FEASIBLE`` (with a bound when the backend
+        gives one) or ``UNKNOWN``, never ``OPTIMAL``.
+    time_unit
+        Integer time unit for CP-SAT and the matching (default: :func:`exact.units.time_unit_for`).
+    """
+    if isinstance(k, bool) or not isinstance(k, int) or k < 1:
+        raise InvalidInstance(f"k must be a positive integer, got {k!r}")
+    m = method.lower()
+    if m not in METHODS:
+        raise unknown_name("method", method, METHODS)
+    if m == "auto":
+        m = auto_method(instance, k)
+    t0 = time.perf_counter()
+    if m == "subsetdp":
+        if solver not in (None, "numpy"):
+            raise unknown_name("solver for subsetdp", solver, ["numpy"])
+        return solve_subset_dp(instance, k)
+    if m == "exhaustive":
+        if solver not in (None, "python"):
+            raise unknown_name("solver for exhaustive", solver, ["python"])
+        return solve_exhaustive(instance, k)
+    if m == "matching":
+        if min(k, instance.p) != 2:
+            raise InvalidInstance(
+                f"the matching method solves 2-in-p only (got k = {k}, p = {instance.p})"
+            )
+        from .matching import solve_matching
+
+        backend = solver or "auto"
+        if backend not in MATCHING_BACKENDS:
+            raise unknown_name("solver for matching", backend, MATCHING_BACKENDS)
+        return solve_matching(instance, backend=backend, time_unit=time_unit)
+    backend = default_backend() if solver is None else solver.lower()
+    if backend not in BACKENDS:
+        raise unknown_name("solver", backend, list(BACKENDS))
+    if backend == "cpsat" and time_unit is None:
+        time_unit = time_unit_for(instance.time_matrix)
+    elif backend != "cpsat":
+        time_unit = None if time_unit is None else time_unit
+    if m == "setcover":
+        model, cols = build_kinp_setcover(instance, k, time_unit=time_unit)
+        info = {"columns": cols.count, "candidates": cols.enumerated, "build_time": time.perf_counter() - t0}
+        remaining = None if time_limit is None else max(0.0, time_limit - (time.perf_counter() - t0))
+        sol = solve_mip(model, backend, time_limit=remaining, threads=threads)
+        cs = decode_kinp_setcover(instance, cols, sol) if sol.x is not None else None
+    else:  # ilp
+        model = build_kinp_ilp(instance, k, time_unit=time_unit)
+        info = {"variables": model.num_vars, "rows": model.num_rows, "build_time": time.perf_counter() - t0}
+        remaining = None if time_limit is None else max(0.0, time_limit - (time.perf_counter() - t0))
+        sol = solve_mip(model, backend, time_limit=remaining, threads=threads)
+        cs = decode_kinp_ilp(instance, sol) if sol.x is not None else None
+    if time_unit is not None:
+        info["time_unit"] = time_unit
+    return _from_mip(instance, m, sol, cs, model.rounding, t0, info)
+
+
