@@ -84,12 +84,18 @@ class MoldableTask:
                 value = float(t)
             except (TypeError, ValueError):
                 raise InvalidInstance(f"{label}: time on {j} processors is not a number: {t!r}")
+            except OverflowError:  # an integer too large for a float (e.g. from a JSON file)
+                value = math.inf
             if not math.isfinite(value) or value <= 0:
                 raise InvalidInstance(
                     f"{label}: time on {j} processors must be positive and finite, got {t!r}"
                 )
             clean.append(value)
-        if not math.isfinite(self.memory) or self.memory < 0:
+        try:
+            memory = float(self.memory)
+        except (TypeError, ValueError, OverflowError):
+            raise InvalidInstance(f"{label}: memory must be a number, got {self.memory!r}")
+        if not math.isfinite(memory) or memory < 0:
             raise InvalidInstance(f"{label}: memory must be >= 0, got {self.memory!r}")
         for j in range(self.min_procs, len(clean)):
             prev, cur = clean[j - 1], clean[j]
@@ -104,6 +110,9 @@ class MoldableTask:
                     f"({j * prev:g} -> {(j + 1) * cur:g}), violating (1.2)"
                 )
         object.__setattr__(self, "times", tuple(clean))
+        # plain Python numbers (numpy scalars are accepted but not JSON-serialisable)
+        object.__setattr__(self, "min_procs", int(self.min_procs))
+        object.__setattr__(self, "memory", memory)
 
     @property
     def label(self) -> str:
@@ -131,6 +140,7 @@ class MoldableInstance:
         object.__setattr__(self, "tasks", tuple(self.tasks))
         if isinstance(self.p, bool) or not isinstance(self.p, (int, np.integer)) or self.p < 1:
             raise InvalidInstance(f"platform size p must be a positive integer, got {self.p!r}")
+        object.__setattr__(self, "p", int(self.p))
         if not self.tasks:
             raise InvalidInstance("instance has no task")
         for i, task in enumerate(self.tasks):

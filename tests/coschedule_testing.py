@@ -1,0 +1,85 @@
+"""Shared test helpers (importable thanks to ``tests/conftest.py``).
+
+* hypothesis strategies drawing instances from :mod:`coschedule.generators`;
+* :func:`fewer`, to lower the active profile's example count for slow properties;
+* :func:`brute_force_one_pack`, an independent reference for the 1-pack problem (§1.4.2).
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+
+from hypothesis import settings
+from hypothesis import strategies as st
+
+from coschedule.generators import random_instance, synthetic_instance
+from coschedule.model import MoldableInstance
+
+__all__ = [
+    "seeds",
+    "random_instances",
+    "synthetic_instances",
+    "instances",
+    "fewer",
+    "brute_force_one_pack",
+]
+
+#: seeds for the generators (numpy refuses negative seeds)
+seeds = st.integers(min_value=0, max_value=2**63 - 1)
+
+
+@st.composite
+def random_instances(
+    draw: st.DrawFn,
+    *,
+    n: tuple[int, int] = (1, 8),
+    p: tuple[int, int] = (1, 8),
+    with_min_procs: bool | None = None,
+    integral: bool | None = None,
+) -> MoldableInstance:
+    """Instances of :func:`coschedule.generators.random_instance`.
+
+    ``with_min_procs`` and ``integral`` are drawn when ``None``.
+    """
+    nn = draw(st.integers(*n))
+    pp = draw(st.integers(*p))
+    mp = draw(st.booleans()) if with_min_procs is None else with_min_procs
+    ig = draw(st.booleans()) if integral is None else integral
+    return random_instance(nn, pp, draw(seeds), with_min_procs=mp, integral=ig)
+
+
+@st.composite
+def synthetic_instances(
+    draw: st.DrawFn, *, n: tuple[int, int] = (1, 8), p: tuple[int, int] = (1, 8)
+) -> MoldableInstance:
+    """Instances of the eq. (1.13) model, :func:`coschedule.generators.synthetic_instance`."""
+    return synthetic_instance(draw(st.integers(*n)), draw(st.integers(*p)), draw(seeds))
+
+
+def instances(*, n: tuple[int, int] = (1, 8), p: tuple[int, int] = (1, 8)) -> st.SearchStrategy:
+    """Random or synthetic instances."""
+    return st.one_of(random_instances(n=n, p=p), synthetic_instances(n=n, p=p))
+
+
+def fewer(fraction: float) -> settings:
+    """Settings that run ``fraction`` of the active profile's examples (for slow properties).
+
+    Only ever lowers ``max_examples``, so the ``ci`` / ``thorough`` choice is respected.
+    """
+    current = settings.default
+    return settings(max_examples=max(5, int(current.max_examples * fraction)))
+
+
+def brute_force_one_pack(inst: MoldableInstance, tasks: list[int]) -> float:
+    """Cost of the best 1-pack schedule of ``tasks``, by trying every allocation.
+
+    Minimum over all ``sigma`` with ``min_procs(i) <= sigma(i) <= p`` and ``sum sigma <= p`` of
+    ``max_i t(i, sigma(i))``; ``inf`` when the minima do not fit. ``O(p^len(tasks))``.
+    """
+    best = math.inf
+    ranges = [range(inst.tasks[i].min_procs, inst.p + 1) for i in tasks]
+    for sigma in itertools.product(*ranges):
+        if sum(sigma) <= inst.p:
+            best = min(best, max(inst.tasks[i].time(q) for i, q in zip(tasks, sigma)))
+    return best
