@@ -1,0 +1,433 @@
+"""The ``coschedule`` command line: a thin layer over the library.
+
+Each subcommand parses its arguments, calls one library function, validates what it got and
+prints it (text, or JSON with ``--json``). Bad input is reported on one line naming the problem
+and where, with exit status 2 and no traceback; a solution that fails verification exits 1.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+from collections.abc import Sequence
+from typing import Any
+
+from . import __version__
+from .errors import CoscheduleError
+from .io import coschedule_to_dict, instance_to_dict, load_coschedule, load_instance, save_json
+from .model import CoSchedule, MoldableInstance
+from .results import ExactResult, Status
+from .validate import validate_coschedule
+
+__all__ = ["main", "build_parser"]
+
+EXIT_INVALID = 1  # a solution that fails verification
+EXIT_USAGE = 2  # bad input
+
+
+class _Formatter(argparse.RawDescriptionHelpFormatter, argparse.ArgumentDefaultsHelpFormatter):
+    pass
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {value}")
+    return value
+
+
+def _positive_float(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a positive number, got {text!r}") from None
+    if not (value > 0 and math.isfinite(value)):
+        raise argparse.ArgumentTypeError(f"expected a positive number, got {text}")
+    return value
+
+
+# ---------------------------------------------------------------- output helpers
+
+
+def _emit_json(data: Any) -> None:
+    json.dump(data, sys.stdout, indent=2, allow_nan=False, default=str)
+    sys.stdout.write("\n")
+
+
+def _pack_table(instance: MoldableInstance, cs: CoSchedule) -> str:
+    lines = []
+    for b, pack in enumerate(cs.packs):
+        cost = pack.cost(instance)
+        items = ", ".join(
+            f"{instance.tasks[a.task].name or a.task}:{a.procs}p" for a in pack.allocations
+        )
+        lines.append(f"  pack {b:<3} cost {cost:<14.6g} procs {pack.procs:>4}/{instance.p}  [{items}]")
+    return "\n".join(lines)
+
+
+def _instance_line(instance: MoldableInstance, path: str) -> str:
+    mins = sum(1 for t in instance.tasks if t.min_procs > 1)
+    extra = f", {mins} with min procs" if mins else ""
+    return f"instance {instance.name or path}: n = {instance.n} tasks, p = {instance.p}{extra}"
+
+
+def _heuristic_costs(instance: MoldableInstance, k: int) -> dict[str, tuple[CoSchedule, float]]:
+    from heuristics import HEURISTICS
+
+    out = {}
+    for name, fn in HEURISTICS.items():
+        try:
+            cs = fn(instance, k)
+        except CoscheduleError:
+            continue  # e.g. one-pack when n > k
+        out[name] = (cs, validate_coschedule(instance, cs, k))
+    return out
+
+
+def _optimum(instance: MoldableInstance, k: int, args: argparse.Namespace) -> ExactResult:
+    from exact import solve_kinp
+
+    res = solve_kinp(
+        instance, k, method=args.method, solver=args.solver,
+        time_limit=args.time_limit, time_unit=getattr(args, "time_unit", None),
+    )
+    if res.solution is not None:
+        validate_coschedule(instance, res.solution, k)
+    return res
+
+
+# ---------------------------------------------------------------- subcommands
+
+
+def cmd_solve(args: argparse.Namespace) -> int:
+    instance = load_instance(args.instance)
+    k = args.k if args.k is not None else instance.p
+    res = _optimum(instance, k, args)
+    compare = _heuristic_costs(instance, k) if args.compare else {}
+    if args.output and res.solution is not None:
+        save_json(coschedule_to_dict(instance, res.solution, k=k, extra={"result": res.to_dict()}), args.output)
+    if args.plot and res.solution is not None:
+        from .plot import plot_coschedule
+
+        plot_coschedule(instance, res.solution, args.plot, title=f"k = {k}: {res.describe()}")
+    if args.json:
+        out = {"instance": instance.name or args.instance, "n": instance.n, "p": instance.p, "k": k,
+               "result": res.to_dict()}
+        if res.solution is not None:
+            out["solution"] = coschedule_to_dict(instance, res.solution, k=k)
+        if compare:
+            out["heuristics"] = {
+                name: {"cost": c, "ratio": (c / res.objective) if res.objective else None}
+                for name, (_, c) in compare.items()
+            }
+        _emit_json(out)
+        return 0
+    print(_instance_line(instance, args.instance) + f", k = {k}")
+    print(res.describe() + f"  [{res.time:.3g} s]")
+    if res.solution is not None:
+        print(f"{len(res.solution.packs)} packs:")
+        print(_pack_table(instance, res.solution.canonical(instance)))
+    if compare:
+        label = "ratio to optimum" if res.status is Status.OPTIMAL else "ratio to best found"
+        print(f"heuristics ({label}):")
+        for name, (_, c) in sorted(compare.items(), key=lambda kv: kv[1][1]):
+            ratio = f"{c / res.objective:.4f}" if res.objective else "-"
+            print(f"  {name:<14} cost {c:<14.6g} {ratio}")
+    if args.output:
+        print(f"solution written to {args.output}")
+    return 0
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    from exact import SUBSETDP_MAX_WORK, auto_method, subset_dp_work
+    from heuristics import get_heuristic
+
+    fn = get_heuristic(args.heuristic)
+    instance = load_instance(args.instance)
+    k = args.k if args.k is not None else instance.p
+    cs = fn(instance, k)
+    cost = validate_coschedule(instance, cs, k)
+    res = None
+    cheap = auto_method(instance, k) in ("matching", "subsetdp") and (
+        instance.n <= 2 or subset_dp_work(instance.n, min(k, instance.n)) <= SUBSETDP_MAX_WORK / 10
+        or auto_method(instance, k) == "matching"
+    )
+    if args.optimum == "always" or (args.optimum == "auto" and cheap):
+        res = _optimum(instance, k, args)
+    ratio = cost / res.objective if res and res.objective else None
+    if args.output:
+        save_json(coschedule_to_dict(instance, cs, k=k, extra={"heuristic": args.heuristic}), args.output)
+    if args.plot:
+        from .plot import plot_coschedule
+
+        plot_coschedule(instance, cs, args.plot, title=f"{args.heuristic}, k = {k}: cost {cost:.6g}")
+    if args.json:
+        _emit_json({
+            "instance": instance.name or args.instance, "heuristic": args.heuristic, "k": k,
+            "cost": cost, "optimum": res.to_dict() if res else None, "ratio": ratio,
+            "solution": coschedule_to_dict(instance, cs, k=k),
+        })
+        return 0
+    print(_instance_line(instance, args.instance) + f", k = {k}")
+    print(f"{args.heuristic}: cost {cost:.6g} with {len(cs.packs)} packs")
+    print(_pack_table(instance, cs))
+    if res is not None:
+        print(res.describe())
+        if ratio is not None:
+            qual = "" if res.status is Status.OPTIMAL else " (to the best found, not a proved optimum)"
+            print(f"ratio {ratio:.4f}{qual}")
+    elif args.optimum == "auto":
+        print("optimum not computed (not cheap for this size; use --optimum always)")
+    return 0
+
+
+def cmd_generate(args: argparse.Namespace) -> int:
+    from .generators import random_instance, synthetic_instance
+
+    if args.model == "synthetic":
+        if not 1 < args.m_inf <= args.m_sup:
+            raise CoscheduleError(f"need 1 < --m-inf <= --m-sup, got {args.m_inf}, {args.m_sup}")
+        if not 0 <= args.f <= 1:
+            raise CoscheduleError(f"--f must be in [0, 1], got {args.f}")
+        inst = synthetic_instance(args.n, args.p, args.seed, m_inf=args.m_inf, m_sup=args.m_sup, f=args.f)
+    else:
+        inst = random_instance(args.n, args.p, args.seed, with_min_procs=args.min_procs, integral=args.integral)
+    data = instance_to_dict(inst)
+    data["name"] = f"{inst.name}-seed{args.seed}"
+    if args.output:
+        save_json(data, args.output)
+        if not args.json:
+            print(f"wrote {args.output}: {args.model} instance, n = {args.n}, p = {args.p}, seed {args.seed}")
+    else:
+        _emit_json(data)
+    return 0
+
+
+def cmd_verify(args: argparse.Namespace) -> int:
+    instance = load_instance(args.instance)
+    cs, header = load_coschedule(args.solution)
+    k = args.k if args.k is not None else header.get("k")
+    claimed = header.get("cost")
+    try:
+        cost = validate_coschedule(instance, cs, k, claimed_cost=claimed)
+    except CoscheduleError as e:
+        if args.json:
+            _emit_json({"valid": False, "error": str(e)})
+        else:
+            print(f"INVALID: {args.solution}: {e}")
+        return EXIT_INVALID
+    if args.json:
+        _emit_json({"valid": True, "cost": cost, "packs": len(cs.packs), "k": k})
+    else:
+        print(f"valid: {len(cs.packs)} packs, cost {cost:.10g}" + (f", k = {k}" if k else ""))
+    return 0
+
+
+def cmd_solvers(args: argparse.Namespace) -> int:
+    from exact import available_solvers
+
+    table = available_solvers()
+    if args.json:
+        _emit_json(table)
+    else:
+        for method, solvers in table.items():
+            print(f"{method:<11} {', '.join(solvers)}")
+    return 0
+
+
+def cmd_bench(args: argparse.Namespace) -> int:
+    from .bench import KINP_SIZES, MATCHING_SIZES, bench_kinp, bench_matching
+
+    progress = None if args.json or not sys.stderr.isatty() else (lambda m: print(m, file=sys.stderr))
+    if args.quick:
+        sizes = {"3": [4, 6, 12, 30], "n": [4, 6, 10, 14]}
+        msizes = [100, 200]
+    else:
+        sizes, msizes = KINP_SIZES, MATCHING_SIZES
+    if args.n3:
+        sizes = {**sizes, "3": args.n3}
+    if args.nn:
+        sizes = {**sizes, "n": args.nn}
+    rows = []
+    if not args.json:
+        print(f"k-in-p on eq. (1.13) instances, p = {args.p}, seed = n, cap {args.time_limit:g} s each")
+        print(f"{'k':>2} {'n':>4} | {'paper ILP (' + args.ilp_solver + ')':>24} | {'default method':>32} | speedup")
+    for row in bench_kinp(sizes, p=args.p, time_limit=args.time_limit, ilp_solver=args.ilp_solver,
+                          run_ilp=not args.no_ilp, progress=progress):
+        rows.append(row.to_dict())
+        if not args.json:
+            ilp = f"{row.ilp_time:7.2f} s {row.ilp_status:<9}" if row.ilp_time is not None else row.ilp_status[:24]
+            dflt = f"{row.default_method:>9} {row.default_time:7.2f} s {row.default_status:<9}"
+            print(f"{row.k:>2} {row.n:>4} | {ilp:>24} | {dflt:>32} | {row.speedup}", flush=True)
+    mrows = []
+    if not args.json:
+        print(f"\n2-in-p matching, p = {args.matching_p}, seed = n")
+    for mrow in bench_matching(msizes, p=args.matching_p, solver=args.matching_solver, progress=progress):
+        mrows.append(mrow.to_dict())
+        if not args.json:
+            print(f"  n {mrow.n:>5}: {mrow.time:7.2f} s  {mrow.status} ({mrow.solver})", flush=True)
+    if args.json:
+        _emit_json({"kinp": rows, "matching": mrows})
+    return 0
+
+
+# ---------------------------------------------------------------- parser
+
+
+def _add_exact_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--method", default="auto",
+                   help="exact formulation: auto, subsetdp, setcover, ilp (the paper's 1.12), matching (k = 2), exhaustive")
+    p.add_argument("--solver", default=None,
+                   help="backend: highs, cbc, cpsat (setcover/ilp); rustworkx, networkx (matching); default: best available")
+    p.add_argument("--time-limit", type=_positive_float, default=60.0,
+                   help="seconds; an answer cut short is reported as feasible, never as optimal")
+    p.add_argument("--time-unit", type=_positive_float, default=None,
+                   help="integer time unit for cpsat and matching (default: 2^-30 of the largest time)")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="coschedule",
+        formatter_class=_Formatter,
+        description="Scheduling parallel jobs on failure-prone HPC platforms: exact solvers, "
+        "heuristics and benchmarks. Co-scheduling moldable tasks in packs (k-in-p).",
+        epilog="examples:\n"
+        "  coschedule solve instances/kinp/figure-1-1.json --k 3 --compare\n"
+        "  coschedule run pack-approx instances/kinp/synthetic-n12-p32.json\n"
+        "  coschedule generate synthetic --n 20 --p 32 --seed 7 -o inst.json\n"
+        "  coschedule bench kinp --quick\n"
+        "see docs/cli.md for every command",
+    )
+    parser.add_argument("--version", action="version", version=f"coschedule {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    p = sub.add_parser(
+        "solve", formatter_class=_Formatter,
+        help="solve a k-in-p co-scheduling instance exactly",
+        description="Solve k-in-p-CoSchedule exactly and state what was proved "
+        "(optimal, feasible with a bound, infeasible, unknown).",
+        epilog="examples:\n"
+        "  coschedule solve instances/kinp/figure-1-1.json --k 3\n"
+        "  coschedule solve inst.json --k 2                  # 2-in-p by matching (Thm 1.1)\n"
+        "  coschedule solve inst.json --k 3 --method ilp --solver cbc --time-limit 10\n"
+        "  coschedule solve inst.json --compare --plot packs.png -o solution.json\n",
+    )
+    p.add_argument("instance", help="instance JSON file (format coschedule/moldable-instance)")
+    p.add_argument("--k", type=_positive_int, default=None, help="max tasks per pack (default: p)")
+    _add_exact_options(p)
+    p.add_argument("--compare", action="store_true", help="also run every heuristic and print its ratio")
+    p.add_argument("-o", "--output", help="write the solution JSON here")
+    p.add_argument("--plot", metavar="FILE", help="draw the packs (PNG/SVG/PDF; needs matplotlib)")
+    p.add_argument("--json", action="store_true", help="machine-readable output")
+    p.set_defaults(func=cmd_solve)
+
+    p = sub.add_parser(
+        "run", formatter_class=_Formatter,
+        help="run a named heuristic on an instance",
+        description="Run a co-scheduling heuristic (pack-approx = Alg. 3, make-pack-1 = Alg. 2 with "
+        "one processor per task, one-pack = Alg. 1 on all tasks, sequential = one task per pack) "
+        "and, where cheap, the optimum and the ratio.",
+        epilog="examples:\n"
+        "  coschedule run pack-approx instances/kinp/figure-1-1.json\n"
+        "  coschedule run pack-approx inst.json --k 3 --optimum always --time-limit 30\n",
+    )
+    p.add_argument("heuristic", help="pack-approx, make-pack-1, one-pack, sequential")
+    p.add_argument("instance", help="instance JSON file")
+    p.add_argument("--k", type=_positive_int, default=None, help="max tasks per pack (default: p)")
+    p.add_argument("--optimum", choices=["auto", "always", "never"], default="auto",
+                   help="compute the optimum: auto = only when cheap (small n or k = 2)")
+    _add_exact_options(p)
+    p.add_argument("-o", "--output", help="write the heuristic's co-schedule JSON here")
+    p.add_argument("--plot", metavar="FILE", help="draw the packs (needs matplotlib)")
+    p.add_argument("--json", action="store_true", help="machine-readable output")
+    p.set_defaults(func=cmd_run)
+
+    p = sub.add_parser(
+        "generate", formatter_class=_Formatter,
+        help="write a seeded synthetic instance",
+        description="Generate an instance: 'synthetic' follows eq. (1.13) (f = 0.08, "
+        "m ~ U{m_inf..m_sup}); 'random' draws arbitrary profiles satisfying (1.1)-(1.2).",
+        epilog="examples:\n"
+        "  coschedule generate synthetic --n 20 --p 32 --seed 7 -o inst.json\n"
+        "  coschedule generate random --n 8 --p 16 --seed 1 --min-procs > small.json\n",
+    )
+    p.add_argument("model", choices=["synthetic", "random"])
+    p.add_argument("--n", type=_positive_int, required=True, help="number of tasks")
+    p.add_argument("--p", type=_positive_int, required=True, help="number of processors")
+    p.add_argument("--seed", type=int, default=0, help="random seed (same seed, same instance)")
+    p.add_argument("--m-inf", type=int, default=1_500_000, help="synthetic: smallest problem size m")
+    p.add_argument("--m-sup", type=int, default=2_500_000, help="synthetic: largest problem size m")
+    p.add_argument("--f", type=float, default=0.08, help="synthetic: sequential fraction")
+    p.add_argument("--min-procs", action="store_true", help="random: draw minimum processor counts")
+    p.add_argument("--integral", action="store_true", help="random: integer times")
+    p.add_argument("-o", "--output", help="file to write (default: stdout)")
+    p.add_argument("--json", action="store_true", help="no summary line")
+    p.set_defaults(func=cmd_generate)
+
+    p = sub.add_parser(
+        "verify", formatter_class=_Formatter,
+        help="check a solution file against an instance",
+        description="Validate a co-schedule independently: every task in one pack, at most k "
+        "tasks and p processors per pack, allocations within [min_procs, p], claimed cost. "
+        "Exit status 0 if valid, 1 if not, 2 on unreadable input.",
+        epilog="example:\n  coschedule verify inst.json solution.json\n",
+    )
+    p.add_argument("instance")
+    p.add_argument("solution")
+    p.add_argument("--k", type=_positive_int, default=None, help="max tasks per pack (default: the file's k)")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_verify)
+
+    p = sub.add_parser("solvers", formatter_class=_Formatter, help="list exact methods and available backends")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_solvers)
+
+    p = sub.add_parser(
+        "bench", formatter_class=_Formatter,
+        help="benchmarks (kinp: paper's ILP vs the default method; 2-in-p matching)",
+        description="Measure the exact methods on seeded eq. (1.13) instances and print a table. "
+        "A measurement, not a test: it takes minutes (the paper's ILP is capped by --time-limit "
+        "and not run again for larger n once it fails to prove optimality).",
+        epilog="examples:\n"
+        "  coschedule bench kinp\n"
+        "  coschedule bench kinp --quick --time-limit 10\n"
+        "  coschedule bench kinp --n3 20 40 60 --nn 16 18 --no-ilp --json\n",
+    )
+    p.add_argument("suite", choices=["kinp"])
+    p.add_argument("--time-limit", type=_positive_float, default=60.0, help="cap per solve, seconds")
+    p.add_argument("--p", type=_positive_int, default=32, help="processors for the k-in-p rows")
+    p.add_argument("--n3", type=_positive_int, nargs="+", help="sizes n for k = 3")
+    p.add_argument("--nn", type=_positive_int, nargs="+", help="sizes n for k = n")
+    p.add_argument("--ilp-solver", default="cbc", help="backend of the paper's ILP")
+    p.add_argument("--no-ilp", action="store_true", help="skip the paper's ILP")
+    p.add_argument("--matching-p", type=_positive_int, default=64, help="processors for 2-in-p rows")
+    p.add_argument("--matching-solver", default="auto", help="auto, rustworkx, networkx")
+    p.add_argument("--quick", action="store_true", help="a small table in about a minute")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_bench)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return int(args.func(args))
+    except CoscheduleError as e:
+        print(f"coschedule {args.command}: error: {e}", file=sys.stderr)
+        return EXIT_USAGE
+    except OSError as e:
+        print(f"coschedule {args.command}: error: {e.filename or ''}: {e.strerror}", file=sys.stderr)
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        print(f"coschedule {args.command}: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())
