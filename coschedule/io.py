@@ -124,6 +124,10 @@ def instance_from_dict(data: Any, where: str = "instance") -> MoldableInstance:
         min_procs = raw.get("min_procs", 1)
         if isinstance(min_procs, bool) or not isinstance(min_procs, int):
             raise FormatError(f"{loc}.min_procs: expected int, got {min_procs!r}")
+        if min_procs > p:
+            raise InvalidInstance(
+                f"{loc}: needs at least {min_procs} processors but the platform has p = {p}"
+            )
         for j, t in enumerate(times):
             if j + 1 < min_procs:
                 continue

@@ -86,6 +86,20 @@ def _from_mip(
     )
 
 
+def _method_for_solver(solver: str, instance: MoldableInstance, k: int) -> str:
+    """With ``method="auto"`` and an explicit solver, the method that solver serves."""
+    if solver in BACKENDS:
+        return "setcover"
+    if solver in MATCHING_BACKENDS:
+        return "matching"
+    if solver == "numpy":
+        return "subsetdp"
+    if solver == "python":
+        return "exhaustive"
+    valid = [*BACKENDS, *MATCHING_BACKENDS[1:], "numpy", "python"]
+    raise unknown_name("solver", solver, valid)
+
+
 def auto_method(instance: MoldableInstance, k: int) -> str:
     """The method ``"auto"`` picks: ``matching`` for ``k = 2`` (polynomial, Thm 1.1),
     ``subsetdp`` when its work fits (``n <= 18`` for ``k = n``, ``n <= 22`` for ``k = 3``),
@@ -128,7 +142,7 @@ def solve_kinp(
     if m not in METHODS:
         raise unknown_name("method", method, METHODS)
     if m == "auto":
-        m = auto_method(instance, k)
+        m = auto_method(instance, k) if solver is None else _method_for_solver(solver.lower(), instance, k)
     t0 = time.perf_counter()
     if m == "subsetdp":
         if solver not in (None, "numpy"):

@@ -25,6 +25,7 @@ import math
 import os
 import tempfile
 import time
+import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -240,7 +241,7 @@ def _solve_cbc(model: MipModel, time_limit: float | None, threads: int | None) -
         lo = None if math.isinf(model.lb[j]) else float(model.lb[j])
         hi = None if math.isinf(model.ub[j]) else float(model.ub[j])
         cat = pulp.LpInteger if model.integer[j] else pulp.LpContinuous
-        xs.append(pulp.LpVariable(f"x{j}", lo, hi, cat))
+        xs.append(prob.add_variable(f"x{j}", lo, hi, cat=cat))
     prob += pulp.LpAffineExpression([(xs[j], float(c)) for j, c in enumerate(model.obj) if c != 0])
     for r, (lo, hi, cols, vals) in enumerate(model.rows()):
         expr = pulp.LpAffineExpression([(xs[c], float(v)) for c, v in zip(cols, vals)])
@@ -252,10 +253,13 @@ def _solve_cbc(model: MipModel, time_limit: float | None, threads: int | None) -
             if math.isfinite(hi):
                 prob += pulp.LpConstraint(expr, pulp.LpConstraintLE, f"r{r}hi", float(hi))
     with tempfile.TemporaryDirectory() as tmp:
-        solver = pulp.PULP_CBC_CMD(
-            msg=False, timeLimit=time_limit, gapRel=MIP_REL_GAP, threads=threads,
-            keepFiles=False, options=["randomSeed 1"],
-        )
+        with warnings.catch_warnings():
+            # PuLP 3.x announces that 4.0 drops the bundled CBC; we pin pulp < 4
+            warnings.simplefilter("ignore", DeprecationWarning)
+            solver = pulp.PULP_CBC_CMD(
+                msg=False, timeLimit=time_limit, gapRel=MIP_REL_GAP, threads=threads,
+                keepFiles=False, options=["randomSeed 1"],
+            )
         solver.tmpDir = tmp
         prob.solve(solver)
     sol = prob.sol_status
