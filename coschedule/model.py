@@ -83,7 +83,9 @@ class MoldableTask:
             try:
                 value = float(t)
             except (TypeError, ValueError):
-                raise InvalidInstance(f"{label}: time on {j} processors is not a number: {t!r}")
+                raise InvalidInstance(
+                    f"{label}: time on {j} processors is not a number: {t!r}"
+                ) from None
             except OverflowError:  # an integer too large for a float (e.g. from a JSON file)
                 value = math.inf
             if not math.isfinite(value) or value <= 0:
@@ -94,7 +96,7 @@ class MoldableTask:
         try:
             memory = float(self.memory)
         except (TypeError, ValueError, OverflowError):
-            raise InvalidInstance(f"{label}: memory must be a number, got {self.memory!r}")
+            raise InvalidInstance(f"{label}: memory must be a number, got {self.memory!r}") from None
         if not math.isfinite(memory) or memory < 0:
             raise InvalidInstance(f"{label}: memory must be >= 0, got {self.memory!r}")
         for j in range(self.min_procs, len(clean)):

@@ -30,7 +30,7 @@ def plot_coschedule(
     fig, ax = plt.subplots(figsize=(10, 4))
     cmap = plt.get_cmap("tab20")
     start = 0.0
-    for b, pack in enumerate(coschedule.packs):
+    for pack in coschedule.packs:
         cost = pack.cost(instance)
         row = 0
         for a in pack.allocations:
