@@ -175,7 +175,9 @@ class MipSolution:
 # ------------------------------------------------------------------ backends
 
 
-def _solve_highs(model: MipModel, time_limit: float | None, threads: int | None) -> MipSolution:
+def _solve_highs(
+    model: MipModel, time_limit: float | None, threads: int | None, start: np.ndarray | None
+) -> MipSolution:
     try:
         import highspy
     except ImportError as e:
@@ -209,6 +211,11 @@ def _solve_highs(model: MipModel, time_limit: float | None, threads: int | None)
         h.changeColsIntegrality(
             len(ints), ints, np.array([highspy.HighsVarType.kInteger] * len(ints))
         )
+    if start is not None:
+        warm = highspy.HighsSolution()
+        warm.col_value = [float(v) for v in start]
+        warm.value_valid = True
+        h.setSolution(warm)
     h.run()
     ms = h.getModelStatus()
     info = h.getInfo()
@@ -231,7 +238,9 @@ def _solve_highs(model: MipModel, time_limit: float | None, threads: int | None)
     )
 
 
-def _solve_cbc(model: MipModel, time_limit: float | None, threads: int | None) -> MipSolution:
+def _solve_cbc(
+    model: MipModel, time_limit: float | None, threads: int | None, start: np.ndarray | None
+) -> MipSolution:
     import pulp
 
     t0 = time.perf_counter()
@@ -242,6 +251,8 @@ def _solve_cbc(model: MipModel, time_limit: float | None, threads: int | None) -
         hi = None if math.isinf(model.ub[j]) else float(model.ub[j])
         cat = pulp.LpInteger if model.integer[j] else pulp.LpContinuous
         xs.append(prob.add_variable(f"x{j}", lo, hi, cat=cat))
+        if start is not None:
+            xs[-1].setInitialValue(float(start[j]))
     prob += pulp.LpAffineExpression([(xs[j], float(c)) for j, c in enumerate(model.obj) if c != 0])
     for r, (lo, hi, cols, vals) in enumerate(model.rows()):
         expr = pulp.LpAffineExpression([(xs[c], float(v)) for c, v in zip(cols, vals)])
@@ -258,7 +269,7 @@ def _solve_cbc(model: MipModel, time_limit: float | None, threads: int | None) -
             warnings.simplefilter("ignore", DeprecationWarning)
             solver = pulp.PULP_CBC_CMD(
                 msg=False, timeLimit=time_limit, gapRel=MIP_REL_GAP, threads=threads,
-                keepFiles=False, options=["randomSeed 1"],
+                keepFiles=False, options=["randomSeed 1"], warmStart=start is not None,
             )
         solver.tmpDir = tmp
         prob.solve(solver)
@@ -284,7 +295,9 @@ def _solve_cbc(model: MipModel, time_limit: float | None, threads: int | None) -
     )
 
 
-def _solve_cpsat(model: MipModel, time_limit: float | None, threads: int | None) -> MipSolution:
+def _solve_cpsat(
+    model: MipModel, time_limit: float | None, threads: int | None, start: np.ndarray | None
+) -> MipSolution:
     from ortools.sat.python import cp_model
 
     if not model.integral:
@@ -295,24 +308,41 @@ def _solve_cpsat(model: MipModel, time_limit: float | None, threads: int | None)
     t0 = time.perf_counter()
     m = cp_model.CpModel()
 
-    def bound(v: float, default: int) -> int:
-        return default if math.isinf(v) else int(v)
+    # every variable and coefficient is an integer, so a fractional lower bound rounds up and a
+    # fractional upper bound rounds down without changing the feasible set
+    def lower(v: float) -> int:
+        return -big if math.isinf(v) else math.ceil(v)
+
+    def upper(v: float) -> int:
+        return big if math.isinf(v) else math.floor(v)
 
     big = 2**53
-    xs = [m.new_int_var(bound(lo, -big), bound(hi, big), f"x{j}")
+    xs = [m.new_int_var(lower(lo), upper(hi), f"x{j}")
           for j, (lo, hi) in enumerate(zip(model.lb, model.ub))]
     for lo, hi, cols, vals in model.rows():
         expr = sum(int(v) * xs[c] for c, v in zip(cols, vals))
-        m.add_linear_constraint(expr, bound(lo, -big), bound(hi, big))
+        m.add_linear_constraint(expr, lower(lo), upper(hi))
     m.minimize(sum(int(c) * xs[j] for j, c in enumerate(model.obj) if c != 0))
+    if start is not None:
+        for var, value in zip(xs, start):
+            m.add_hint(var, int(round(value)))
     solver = cp_model.CpSolver()
     if time_limit is not None:
         solver.parameters.max_time_in_seconds = float(time_limit)
-    solver.parameters.num_workers = int(threads) if threads else (os.cpu_count() or 1)
+    # CP-SAT's portfolio gets its LP-based workers only from 8 workers up: with 2 (one per core
+    # of a small machine) the set-cover master at n = 8 takes seconds instead of milliseconds
+    solver.parameters.num_workers = int(threads) if threads else max(8, os.cpu_count() or 1)
     solver.parameters.random_seed = 0
     code = solver.solve(m)
     has_sol = code in (cp_model.OPTIMAL, cp_model.FEASIBLE)
     x = np.array([solver.value(v) for v in xs], dtype=float) if has_sol else None
+    at_big = x is not None and bool(
+        np.any(np.isinf(model.lb) & (x <= -big)) or np.any(np.isinf(model.ub) & (x >= big))
+    )
+    if at_big:
+        # a value at the artificial bound that stands in for infinity: the model is (likely)
+        # unbounded, and this "optimum" (and its bound) prove nothing about it
+        code, has_sol, x = cp_model.UNKNOWN, False, None
     if code == cp_model.OPTIMAL:
         status = Status.OPTIMAL
     elif code == cp_model.FEASIBLE:
@@ -322,7 +352,10 @@ def _solve_cpsat(model: MipModel, time_limit: float | None, threads: int | None)
     else:
         status = Status.UNKNOWN
     obj = float(solver.objective_value) * model.obj_unit if has_sol else None
-    bnd = float(solver.best_objective_bound) * model.obj_unit if status is not Status.INFEASIBLE else None
+    bnd = (
+        float(solver.best_objective_bound) * model.obj_unit
+        if status is not Status.INFEASIBLE and not at_big else None
+    )
     return MipSolution(
         status, x, obj, bnd, "cpsat", time.perf_counter() - t0,
         {"status_name": solver.status_name(code), "branches": solver.num_branches},
@@ -338,7 +371,8 @@ def _highs_available() -> bool:
 
 
 #: name -> (solve function, availability check)
-BACKENDS: dict[str, tuple[Callable[[MipModel, float | None, int | None], MipSolution], Callable[[], bool]]] = {
+_Backend = Callable[[MipModel, float | None, int | None, np.ndarray | None], MipSolution]
+BACKENDS: dict[str, tuple[_Backend, Callable[[], bool]]] = {
     "highs": (_solve_highs, _highs_available),
     "cbc": (_solve_cbc, lambda: True),
     "cpsat": (_solve_cpsat, lambda: True),
@@ -357,10 +391,14 @@ def default_backend() -> str:
 
 def solve_mip(
     model: MipModel, backend: str | None = None, *, time_limit: float | None = None,
-    threads: int | None = None,
+    threads: int | None = None, start: np.ndarray | None = None,
 ) -> MipSolution:
-    """Solve ``model`` with a named backend (``None``: :func:`default_backend`)."""
+    """Solve ``model`` with a named backend (``None``: :func:`default_backend`).
+
+    ``start`` is an optional feasible point handed to the solver as a warm start (HiGHS:
+    ``setSolution``; CBC: PuLP's ``warmStart``; CP-SAT: hints).
+    """
     name = default_backend() if backend is None else backend.lower()
     if name not in BACKENDS:
         raise unknown_name("solver", name, list(BACKENDS))
-    return BACKENDS[name][0](model, time_limit, threads)
+    return BACKENDS[name][0](model, time_limit, threads, start)

@@ -275,7 +275,7 @@ def test_min_procs_in_files(tmp_path):
     for bad, times, exc, match in [
         ("3", [None, None, 5, 4], FormatError, r"tasks\[0\]\.min_procs: expected int"),
         (0, [5, 5, 5, 4], InvalidInstance, r"tasks\[0\]: min_procs 0 < 1"),
-        (9, [None, None, 5, 4], InvalidInstance, r"tasks\[0\]: profile has 4 entries but min"),
+        (9, [None, None, 5, 4], InvalidInstance, r"tasks\[0\]: needs at least 9 processors but the platform has p = 4"),
         (2, [None, None, 5, 4], FormatError, r"tasks\[0\]\.times\[1\]: not a number: None"),
     ]:
         data = _instance_dict(tasks=[{"times": times, "min_procs": bad}])
@@ -285,7 +285,7 @@ def test_min_procs_in_files(tmp_path):
 
 def test_min_procs_above_p(tmp_path):
     data = _instance_dict(p=2, tasks=[{"times": [None, None, 5], "min_procs": 3}])
-    with pytest.raises(InvalidInstance, match=r"inst\.json: task 0: needs at least 3 processors"):
+    with pytest.raises(InvalidInstance, match=r"inst\.json: tasks\[0\]: needs at least 3 processors"):
         load_instance(_write(tmp_path / "inst.json", data))
 
 
