@@ -9,13 +9,14 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import math
 import sys
 from collections.abc import Sequence
 from typing import Any
 
 from . import __version__
-from .errors import CoscheduleError
+from .errors import CoscheduleError, FormatError, InvalidSchedule
 from .io import coschedule_to_dict, instance_to_dict, load_coschedule, load_instance, save_json
 from .model import CoSchedule, MoldableInstance
 from .results import ExactResult, Status
@@ -27,7 +28,7 @@ EXIT_INVALID = 1  # a solution that fails verification
 EXIT_USAGE = 2  # bad input
 
 
-class _Formatter(argparse.RawDescriptionHelpFormatter, argparse.ArgumentDefaultsHelpFormatter):
+class _Formatter(argparse.RawDescriptionHelpFormatter):
     pass
 
 
@@ -57,6 +58,10 @@ def _positive_float(text: str) -> float:
 def _emit_json(data: Any) -> None:
     json.dump(data, sys.stdout, indent=2, allow_nan=False, default=str)
     sys.stdout.write("\n")
+
+
+def _packs(count: int) -> str:
+    return f"{count} pack" + ("" if count == 1 else "s")
 
 
 def _pack_table(instance: MoldableInstance, cs: CoSchedule) -> str:
@@ -130,7 +135,7 @@ def cmd_solve(args: argparse.Namespace) -> int:
     print(_instance_line(instance, args.instance) + f", k = {k}")
     print(res.describe() + f"  [{res.time:.3g} s]")
     if res.solution is not None:
-        print(f"{len(res.solution.packs)} packs:")
+        print(_packs(len(res.solution.packs)) + ":")
         print(_pack_table(instance, res.solution.canonical(instance)))
     if compare:
         label = "ratio to optimum" if res.status is Status.OPTIMAL else "ratio to best found"
@@ -174,7 +179,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         })
         return 0
     print(_instance_line(instance, args.instance) + f", k = {k}")
-    print(f"{args.heuristic}: cost {cost:.6g} with {len(cs.packs)} packs")
+    print(f"{args.heuristic}: cost {cost:.6g} with {_packs(len(cs.packs))}")
     print(_pack_table(instance, cs))
     if res is not None:
         print(res.describe())
@@ -213,7 +218,12 @@ def cmd_verify(args: argparse.Namespace) -> int:
     cs, header = load_coschedule(args.solution)
     k = args.k if args.k is not None else header.get("k")
     claimed = header.get("cost")
+    for key, value, kind in (("k", k, int), ("cost", claimed, (int, float)), ("p", header.get("p"), int)):
+        if value is not None and (isinstance(value, bool) or not isinstance(value, kind)):
+            raise FormatError(f"{args.solution}: field {key!r} has the wrong type: {value!r}")
     try:
+        if header.get("p") is not None and header["p"] != instance.p:
+            raise InvalidSchedule(f"solution is for p = {header['p']}, the instance has p = {instance.p}")
         cost = validate_coschedule(instance, cs, k, claimed_cost=claimed)
     except CoscheduleError as e:
         if args.json:
@@ -281,13 +291,17 @@ def cmd_bench(args: argparse.Namespace) -> int:
 
 def _add_exact_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--method", default="auto",
-                   help="exact formulation: auto, subsetdp, setcover, ilp (the paper's 1.12), matching (k = 2), exhaustive")
+                   help="exact formulation: auto (default), subsetdp, setcover, ilp (the paper's 1.12), "
+                   "matching (k = 2), exhaustive")
     p.add_argument("--solver", default=None,
-                   help="backend: highs, cbc, cpsat (setcover/ilp); rustworkx, networkx (matching); default: best available")
+                   help="backend: highs, cbc, cpsat (setcover/ilp); rustworkx, networkx (matching); "
+                   "numpy (subsetdp); python (exhaustive); default: the best available")
     p.add_argument("--time-limit", type=_positive_float, default=60.0,
-                   help="seconds; an answer cut short is reported as feasible, never as optimal")
+                   help="seconds (default 60); an answer cut short is reported as feasible, never as optimal")
     p.add_argument("--time-unit", type=_positive_float, default=None,
-                   help="integer time unit for cpsat and matching (default: 2^-30 of the largest time)")
+                   help="round all times to this unit (integral model); default: none, except cpsat "
+                   "(2^-24 of the largest time) and matching (2^-40 of the largest t(i,p)); "
+                   "the rounding error is reported as the tolerance")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -340,7 +354,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("instance", help="instance JSON file")
     p.add_argument("--k", type=_positive_int, default=None, help="max tasks per pack (default: p)")
     p.add_argument("--optimum", choices=["auto", "always", "never"], default="auto",
-                   help="compute the optimum: auto = only when cheap (small n or k = 2)")
+                   help="compute the optimum: auto (default) = only when cheap (small n or k = 2)")
     _add_exact_options(p)
     p.add_argument("-o", "--output", help="write the heuristic's co-schedule JSON here")
     p.add_argument("--plot", metavar="FILE", help="draw the packs (needs matplotlib)")
@@ -359,10 +373,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("model", choices=["synthetic", "random"])
     p.add_argument("--n", type=_positive_int, required=True, help="number of tasks")
     p.add_argument("--p", type=_positive_int, required=True, help="number of processors")
-    p.add_argument("--seed", type=int, default=0, help="random seed (same seed, same instance)")
-    p.add_argument("--m-inf", type=int, default=1_500_000, help="synthetic: smallest problem size m")
-    p.add_argument("--m-sup", type=int, default=2_500_000, help="synthetic: largest problem size m")
-    p.add_argument("--f", type=float, default=0.08, help="synthetic: sequential fraction")
+    p.add_argument("--seed", type=int, default=0, help="random seed (default 0; same seed, same instance)")
+    p.add_argument("--m-inf", type=int, default=1_500_000, help="synthetic: smallest problem size m (default 1500000)")
+    p.add_argument("--m-sup", type=int, default=2_500_000, help="synthetic: largest problem size m (default 2500000)")
+    p.add_argument("--f", type=float, default=0.08, help="synthetic: sequential fraction (default 0.08)")
     p.add_argument("--min-procs", action="store_true", help="random: draw minimum processor counts")
     p.add_argument("--integral", action="store_true", help="random: integer times")
     p.add_argument("-o", "--output", help="file to write (default: stdout)")
@@ -399,14 +413,14 @@ def build_parser() -> argparse.ArgumentParser:
         "  coschedule bench kinp --n3 20 40 60 --nn 16 18 --no-ilp --json\n",
     )
     p.add_argument("suite", choices=["kinp"])
-    p.add_argument("--time-limit", type=_positive_float, default=60.0, help="cap per solve, seconds")
-    p.add_argument("--p", type=_positive_int, default=32, help="processors for the k-in-p rows")
+    p.add_argument("--time-limit", type=_positive_float, default=60.0, help="cap per solve, seconds (default 60)")
+    p.add_argument("--p", type=_positive_int, default=32, help="processors for the k-in-p rows (default 32)")
     p.add_argument("--n3", type=_positive_int, nargs="+", help="sizes n for k = 3")
     p.add_argument("--nn", type=_positive_int, nargs="+", help="sizes n for k = n")
-    p.add_argument("--ilp-solver", default="cbc", help="backend of the paper's ILP")
+    p.add_argument("--ilp-solver", default="cbc", help="backend of the paper's ILP (default cbc)")
     p.add_argument("--no-ilp", action="store_true", help="skip the paper's ILP")
-    p.add_argument("--matching-p", type=_positive_int, default=64, help="processors for 2-in-p rows")
-    p.add_argument("--matching-solver", default="auto", help="auto, rustworkx, networkx")
+    p.add_argument("--matching-p", type=_positive_int, default=64, help="processors for 2-in-p rows (default 64)")
+    p.add_argument("--matching-solver", default="auto", help="auto (default), rustworkx, networkx")
     p.add_argument("--quick", action="store_true", help="a small table in about a minute")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_bench)
@@ -424,6 +438,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     except OSError as e:
         print(f"coschedule {args.command}: error: {e.filename or ''}: {e.strerror}", file=sys.stderr)
         return EXIT_USAGE
+    except BrokenPipeError:  # e.g. `coschedule solvers | head -1`: the reader left
+        try:
+            sys.stdout = open(os.devnull, "w")  # noqa: SIM115 (silence the flush at exit)
+        except OSError:
+            pass
+        return 0
     except KeyboardInterrupt:
         print(f"coschedule {args.command}: interrupted", file=sys.stderr)
         return 130

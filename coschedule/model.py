@@ -10,7 +10,7 @@ Conventions (documented in ``docs/model.md``):
 
 * ``times[j - 1]`` is the time on ``j`` processors. A profile shorter than the platform is
   extended with its last value ("never use more than j0 processors", §1.3.1); entries beyond
-  the platform size are ignored.
+  the platform size are never used, but they are still checked against (1.1)-(1.2).
 * A task with a minimum processor count ``min_procs`` (end of §1.4.4) cannot run on fewer
   processors: its time there is ``inf`` and (1.1)–(1.2) are checked only from ``min_procs`` on.
 * Monotonicity is checked with a relative tolerance ``PROFILE_RTOL``.

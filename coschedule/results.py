@@ -86,7 +86,10 @@ class ExactResult:
     def describe(self) -> str:
         """One line stating what was proved, e.g. ``optimal: 12.5`` or ``feasible: 13 (gap 4%)``."""
         if self.status is Status.OPTIMAL:
-            return f"optimal: {self.objective:.6g} (proved by {self.method}/{self.solver})"
+            tol = ""
+            if self.objective and self.tolerance > 1e-9 * abs(self.objective):
+                tol = f" within {self.tolerance:.3g}"
+            return f"optimal{tol}: {self.objective:.6g} (proved by {self.method}/{self.solver})"
         if self.status is Status.FEASIBLE:
             gap = self.gap
             g = f", gap {100 * gap:.3g}%" if gap is not None else ", no bound"

@@ -159,11 +159,14 @@ def solve_kinp(
         Seconds; a run stopped by it is reported ``FEASIBLE`` (with a bound when the backend
         gives one) or ``UNKNOWN``, never ``OPTIMAL``.
     time_unit
-        Integer time unit for CP-SAT and the matching (default: :func:`exact.units.time_unit_for`).
+        Round every time to this unit, making the model integral (CP-SAT always needs one: by
+        default :func:`exact.units.time_unit_for`; the matching has its own default). The
+        rounding error is reported in ``ExactResult.tolerance``.
     """
     if isinstance(k, bool) or not isinstance(k, int) or k < 1:
         raise InvalidInstance(f"k must be a positive integer, got {k!r}")
     m = method.lower()
+    solver = None if solver is None or solver.lower() == "auto" else solver.lower()
     if m not in METHODS:
         raise unknown_name("method", method, METHODS)
     if m == "auto":
@@ -184,7 +187,7 @@ def solve_kinp(
             )
         from .matching import solve_matching
 
-        backend = solver or "auto"
+        backend = solver or "auto"  # already lower-case
         if backend not in MATCHING_BACKENDS:
             raise unknown_name("solver for matching", backend, MATCHING_BACKENDS)
         return solve_matching(instance, backend=backend, time_unit=time_unit)
@@ -192,9 +195,7 @@ def solve_kinp(
     if backend not in BACKENDS:
         raise unknown_name("solver", backend, list(BACKENDS))
     if backend == "cpsat" and time_unit is None:
-        time_unit = time_unit_for(instance.time_matrix)
-    elif backend != "cpsat":
-        time_unit = None if time_unit is None else time_unit
+        time_unit = time_unit_for(instance.time_matrix)  # CP-SAT needs integers
     if m == "setcover":
         model, cols = build_kinp_setcover(instance, k, time_unit=time_unit)
         info = {"columns": cols.count, "candidates": cols.enumerated, "build_time": time.perf_counter() - t0}

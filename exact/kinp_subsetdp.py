@@ -29,7 +29,8 @@ __all__ = ["solve_subset_dp", "subset_dp_work", "MAX_N"]
 
 #: largest n accepted (2^n table entries)
 MAX_N = 24
-#: largest number of (set, pack) pairs accepted (about 6 s for n = k = 18 on the reference machine)
+#: largest number of (set, pack) pairs accepted (n = k = 18 needs 1.9e8: 6 s on a quiet
+#: 2-core machine, up to 15 s under load)
 MAX_WORK = 400_000_000
 _CHUNK = 1 << 22
 

@@ -34,9 +34,11 @@ from types import ModuleType
 
 import numpy as np
 
-from coschedule.errors import SolverUnavailable, unknown_name
+from coschedule.errors import InvalidInstance, SolverUnavailable, unknown_name
 from coschedule.model import CoSchedule, MoldableInstance, Pack
 from coschedule.results import ExactResult, Status
+
+from .units import time_unit_for
 
 __all__ = [
     "BACKENDS",
@@ -122,14 +124,13 @@ def pair_costs(instance: MoldableInstance) -> tuple[np.ndarray, np.ndarray]:
 def default_time_unit(instance: MoldableInstance) -> float:
     """The default integer time unit of :func:`solve_matching`.
 
-    ``unit = 2**(floor(log2(t_max)) - UNIT_BITS)`` with ``t_max = max_i t(i, p)``, the largest
-    loop weight. Every positive saving is below ``t(i, p) + t(i', p) <= 2 t_max``, so integer
-    weights stay below ``2**(UNIT_BITS + 2)``. A power of two makes ``saving / unit`` an exact
+    :func:`exact.units.time_unit_for` over the loop weights ``t(i, p)`` with ``UNIT_BITS`` bits:
+    ``unit = 2**(ceil(log2(t_max)) - UNIT_BITS)``, ``t_max = max_i t(i, p)``. Every positive
+    saving is below ``t(i, p) + t(i', p) <= 2 t_max``, so integer weights stay below
+    ``2**(UNIT_BITS + 1)``. A power of two makes ``saving / unit`` an exact
     float operation, so the only error is the final rounding to an integer.
     """
-    t_max = float(np.max(instance.time_matrix[:, instance.p]))
-    _, exponent = math.frexp(t_max)  # t_max = m * 2**exponent, 0.5 <= m < 1
-    return math.ldexp(1.0, exponent - 1 - UNIT_BITS)
+    return time_unit_for(instance.time_matrix[:, instance.p], bits=UNIT_BITS)
 
 
 # --------------------------------------------------------------------------------------------
@@ -215,7 +216,7 @@ def _integer_savings(instance: MoldableInstance, cost: np.ndarray, unit: float) 
     iu, ju = np.nonzero(np.triu(saving > 0, k=1))
     weights = np.rint(saving[iu, ju] / unit)
     if weights.size and weights.max() > _MAX_WEIGHT:
-        raise ValueError(
+        raise InvalidInstance(
             f"time_unit {unit!r} is too small: integer weights reach {weights.max():.3g} "
             f"> 2**52, beyond float64 precision; use a larger unit"
         )
@@ -273,7 +274,7 @@ def solve_matching(
 
     **Running time.** ``O(n^2 p)`` vectorised arithmetic for the pair costs plus the blossom
     algorithm's ``O(n^3)`` on at most ``n (n - 1) / 2`` edges: rustworkx handles
-    ``n = 1000, p = 64`` in seconds; networkx is practical up to a few hundred tasks.
+    ``n = 1000, p = 64`` in 10-40 s here (see docs/benchmarks.md); networkx is practical up to a few hundred tasks.
 
     Raises
     ------
@@ -287,7 +288,7 @@ def solve_matching(
     """
     name = _resolve_backend(backend)
     if time_unit is not None and not (math.isfinite(time_unit) and time_unit > 0):
-        raise ValueError(f"time_unit must be positive and finite, got {time_unit!r}")
+        raise InvalidInstance(f"time_unit must be positive and finite, got {time_unit!r}")
     t0 = time.perf_counter()
     n, p = instance.n, instance.p
     unit = default_time_unit(instance) if time_unit is None else float(time_unit)

@@ -15,8 +15,8 @@ live in one registry (:data:`BACKENDS`, :func:`available_backends`, :func:`solve
 
 What each backend reports is mapped onto :class:`coschedule.results.Status` with care:
 PuLP's ``LpStatus`` says "Optimal" for CBC runs stopped at the time limit with a solution, so
-only ``sol_status == 1`` counts as a proof; HiGHS is run with ``mip_rel_gap = 0`` (its default
-stops at 1e-4); CP-SAT's ``OPTIMAL`` is a proof on the integer model.
+only ``sol_status == 1`` counts as a proof; HiGHS and CBC are run with a relative gap of
+``MIP_REL_GAP = 1e-9`` (HiGHS's default stops at 1e-4); CP-SAT's ``OPTIMAL`` is a proof on the integer model.
 """
 
 from __future__ import annotations

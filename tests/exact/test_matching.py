@@ -129,7 +129,7 @@ def test_default_time_unit_is_power_of_two() -> None:
     mantissa, _ = math.frexp(unit)
     assert mantissa == 0.5
     t_max = float(inst.time_matrix[:, inst.p].max())
-    assert 2.0**-41 < unit / t_max <= 2.0**-40
+    assert 2.0**-40 <= unit / t_max < 2.0**-39  # unit = 2^(ceil(log2 t_max) - 40)
 
 
 # ---------------------------------------------------------------- the backends
