@@ -304,6 +304,15 @@ def _add_exact_options(p: argparse.ArgumentParser) -> None:
                    "the rounding error is reported as the tolerance")
 
 
+def _add_pack_options(p: argparse.ArgumentParser, what: str) -> None:
+    """Options shared by the commands that produce a co-schedule (solve, run)."""
+    p.add_argument("--k", type=_positive_int, default=None, help="max tasks per pack (default: p)")
+    _add_exact_options(p)
+    p.add_argument("-o", "--output", help=f"write {what} as JSON here")
+    p.add_argument("--plot", metavar="FILE", help="draw the packs (PNG/SVG/PDF by suffix; needs matplotlib)")
+    p.add_argument("--json", action="store_true", help="machine-readable output")
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="coschedule",
@@ -332,12 +341,8 @@ def build_parser() -> argparse.ArgumentParser:
         "  coschedule solve inst.json --compare --plot packs.png -o solution.json\n",
     )
     p.add_argument("instance", help="instance JSON file (format coschedule/moldable-instance)")
-    p.add_argument("--k", type=_positive_int, default=None, help="max tasks per pack (default: p)")
-    _add_exact_options(p)
     p.add_argument("--compare", action="store_true", help="also run every heuristic and print its ratio")
-    p.add_argument("-o", "--output", help="write the solution JSON here")
-    p.add_argument("--plot", metavar="FILE", help="draw the packs (PNG/SVG/PDF; needs matplotlib)")
-    p.add_argument("--json", action="store_true", help="machine-readable output")
+    _add_pack_options(p, "the solution")
     p.set_defaults(func=cmd_solve)
 
     p = sub.add_parser(
@@ -352,13 +357,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("heuristic", help="pack-approx, make-pack-1, one-pack, sequential")
     p.add_argument("instance", help="instance JSON file")
-    p.add_argument("--k", type=_positive_int, default=None, help="max tasks per pack (default: p)")
     p.add_argument("--optimum", choices=["auto", "always", "never"], default="auto",
                    help="compute the optimum: auto (default) = only when cheap (small n or k = 2)")
-    _add_exact_options(p)
-    p.add_argument("-o", "--output", help="write the heuristic's co-schedule JSON here")
-    p.add_argument("--plot", metavar="FILE", help="draw the packs (needs matplotlib)")
-    p.add_argument("--json", action="store_true", help="machine-readable output")
+    _add_pack_options(p, "the heuristic's co-schedule")
     p.set_defaults(func=cmd_run)
 
     p = sub.add_parser(
