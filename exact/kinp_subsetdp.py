@@ -95,17 +95,17 @@ def solve_subset_dp(instance: MoldableInstance, k: int) -> ExactResult:
             rows = np.arange(len(S))
             F[S] = vals[rows, best]
             choice[S] = subs[rows, best]
-    full = size - 1
+    full: int = size - 1
     elapsed = time.perf_counter() - t0
     if not math.isfinite(F[full]):
         return ExactResult(Status.INFEASIBLE, None, None, None, "subsetdp", "numpy", elapsed)
     packs = []
-    mask = full
+    mask = int(full)
     while mask:
         B = int(choice[mask])
         tasks = np.array([i for i in range(n) if B >> i & 1], dtype=np.int64)
-        tau = int(_price(tasks[None, :], need, p)[0])
-        packs.append(Pack.of((int(i), int(need[i, tau])) for i in tasks))
+        level = int(_price(tasks[None, :], need, p)[0])
+        packs.append(Pack.of((int(i), int(need[i, level])) for i in tasks))
         mask ^= B
     cs = CoSchedule(tuple(packs))
     objective = cs.cost(instance)

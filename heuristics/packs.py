@@ -142,12 +142,15 @@ def _one_per_pack(instance: MoldableInstance, k: int | None = None) -> CoSchedul
     return CoSchedule(tuple(Pack.of([(i, instance.p)]) for i in range(instance.n)))
 
 
+def _make_pack_minimal(instance: MoldableInstance, k: int | None = None) -> CoSchedule:
+    """Make-Pack with every task on its minimum processor count (Pack-Approx's first step)."""
+    return make_pack(instance, instance.p if k is None else k, [int(q) for q in instance.min_procs])
+
+
 #: name -> heuristic(instance, k) returning a CoSchedule
 HEURISTICS: dict[str, Callable[[MoldableInstance, int | None], CoSchedule]] = {
     "pack-approx": pack_approx,
-    "make-pack-1": lambda inst, k=None: make_pack(
-        inst, inst.p if k is None else k, [int(q) for q in inst.min_procs]
-    ),
+    "make-pack-1": _make_pack_minimal,
     "one-pack": _all_in_one,
     "sequential": _one_per_pack,
 }
