@@ -41,6 +41,13 @@ class KinpRow:
     default_bound: float | None
 
     @property
+    def ilp_excess(self) -> str:
+        """How far the ILP's answer is above the default method's (``-`` if either is missing)."""
+        if self.ilp_objective is None or not self.default_objective:
+            return "-"
+        return f"{100 * (self.ilp_objective / self.default_objective - 1):+.2f}%"
+
+    @property
     def speedup(self) -> str:
         """ILP time / default time; ``>x`` when the ILP hit its cap."""
         if self.ilp_time is None:
@@ -49,7 +56,7 @@ class KinpRow:
         return (">" if self.ilp_status != "optimal" else "") + f"{ratio:.3g}"
 
     def to_dict(self) -> dict:
-        return {**asdict(self), "speedup": self.speedup}
+        return {**asdict(self), "speedup": self.speedup, "ilp_excess": self.ilp_excess}
 
 
 @dataclass(frozen=True)
@@ -79,10 +86,12 @@ def bench_kinp(
     time_limit: float = 60.0,
     ilp_solver: str = "cbc",
     run_ilp: bool = True,
+    ilp_every_row: bool = False,
     progress: Callable[[str], None] | None = None,
 ) -> Iterator[KinpRow]:
     """Yield one row per (k, n). Seeds are ``n`` (printed). Once the ILP fails to prove
-    optimality for some n, it is not run for larger n of the same k (it only gets harder)."""
+    optimality for some n, it is not run for larger n of the same k (it only gets harder),
+    unless ``ilp_every_row``."""
     from exact import solve_kinp
 
     sizes = KINP_SIZES if sizes is None else sizes
@@ -95,12 +104,12 @@ def bench_kinp(
                 progress(f"k={klabel} n={n}: default method ...")
             d = _checked(inst, k, solve_kinp(inst, k, time_limit=time_limit))
             ilp = None
-            if run_ilp and ilp_gave_up_at is None:
+            if run_ilp and (ilp_gave_up_at is None or ilp_every_row):
                 if progress:
                     progress(f"k={klabel} n={n}: paper's ILP ({ilp_solver}) ...")
                 t0 = time.perf_counter()
                 ilp = _checked(inst, k, solve_kinp(inst, k, method="ilp", solver=ilp_solver, time_limit=time_limit))
-                if ilp.status is not Status.OPTIMAL:
+                if ilp.status is not Status.OPTIMAL and ilp_gave_up_at is None:
                     ilp_gave_up_at = n
                 ilp_time = time.perf_counter() - t0
             yield KinpRow(
