@@ -14,9 +14,10 @@ from collections.abc import Iterable
 
 from .errors import InvalidSchedule
 from .model import CoSchedule, MoldableInstance
+from .rigid import FailureScenario, RigidInstance
 from .schedule import Execution, Schedule
 
-__all__ = ["validate_coschedule", "check_capacity", "COST_RTOL"]
+__all__ = ["validate_coschedule", "validate_rigid", "check_capacity", "COST_RTOL", "TIME_RTOL"]
 
 #: relative tolerance when a claimed cost is compared with the recomputed one
 COST_RTOL = 1e-7
@@ -116,3 +117,82 @@ def check_capacity(executions: Iterable[Execution] | Schedule, capacity: int) ->
         load += delta
         if load > capacity:
             raise InvalidSchedule(f"{load} processors in use at time {time:g} > capacity {capacity}")
+
+
+#: relative tolerance on attempt lengths and on the order of attempts (rigid schedules)
+TIME_RTOL = 1e-9
+
+
+def validate_rigid(
+    instance: RigidInstance,
+    scenario: FailureScenario,
+    schedule: Schedule,
+    *,
+    contiguous: bool = False,
+) -> float:
+    """Check a schedule of rigid jobs under a failure scenario; return its makespan (1).
+
+    Checks (``resilient-rigid-jobs.md`` §3.3): job ``j`` has exactly ``f_j + 1`` executions,
+    numbered ``0..f_j``, each of length ``t_j`` on ``p_j`` processors, the first ``f_j`` failed and
+    the last successful; attempts of a job in order and never overlapping (3); at every instant
+    at most ``P`` processors in use (2), with half-open intervals. Start times must be >= 0.
+    With ``contiguous=True`` every execution also names its processors (``nodes``), a block of
+    ``p_j`` consecutive indices in ``[0, P)``, and two executions that overlap in time use
+    disjoint blocks (the strip-packing view).
+    """
+    from .schedule import Outcome
+
+    scenario.check(instance)
+    by_job: dict[int, list[Execution]] = {}
+    for e in schedule.executions:
+        if not (isinstance(e.job, int) and 0 <= e.job < instance.n):
+            raise InvalidSchedule(f"unknown job index {e.job!r} (n = {instance.n})")
+        by_job.setdefault(e.job, []).append(e)
+    scale = max(1.0, float(instance.times.max()))
+    tol = TIME_RTOL * scale
+    for j, job in enumerate(instance.jobs):
+        label = instance.job_label(j)
+        runs = sorted(by_job.get(j, []), key=lambda e: e.attempt)
+        want = scenario.failures[j] + 1
+        if len(runs) != want:
+            raise InvalidSchedule(f"{label}: {len(runs)} attempts, expected f + 1 = {want}")
+        for a, e in enumerate(runs):
+            if e.attempt != a:
+                raise InvalidSchedule(f"{label}: attempts are numbered {[r.attempt for r in runs]}, expected 0..{want - 1}")
+            if e.start < -tol:
+                raise InvalidSchedule(f"{label}, attempt {a}: starts at {e.start} < 0")
+            if e.procs != job.procs:
+                raise InvalidSchedule(f"{label}, attempt {a}: {e.procs} processors, the job needs {job.procs}")
+            if abs(e.duration - job.time) > tol:
+                raise InvalidSchedule(f"{label}, attempt {a}: lasts {e.duration:g}, the job takes {job.time:g}")
+            expected = Outcome.SUCCESS if a == want - 1 else Outcome.FAILURE
+            if e.outcome is not expected:
+                raise InvalidSchedule(f"{label}, attempt {a}: outcome {e.outcome.value}, expected {expected.value}")
+            if a and e.start < runs[a - 1].end - tol:
+                raise InvalidSchedule(
+                    f"{label}: attempt {a} starts at {e.start:g} before attempt {a - 1} ends at {runs[a - 1].end:g} (3)"
+                )
+    check_capacity(schedule.executions, instance.P)
+    if contiguous:
+        _check_contiguous(instance, schedule)
+    return schedule.makespan
+
+
+def _check_contiguous(instance: RigidInstance, schedule: Schedule) -> None:
+    blocks = []
+    for e in schedule.executions:
+        nodes = e.nodes
+        label = f"{instance.job_label(e.job)}, attempt {e.attempt}"
+        if nodes is None or len(nodes) != e.procs:
+            raise InvalidSchedule(f"{label}: contiguous mode needs {e.procs} processor indices")
+        lo, hi = min(nodes), max(nodes)
+        if lo < 0 or hi >= instance.P or hi - lo + 1 != e.procs or len(set(nodes)) != e.procs:
+            raise InvalidSchedule(f"{label}: processors {lo}..{hi} are not a block of {e.procs} in [0, {instance.P})")
+        blocks.append((e.start, e.end, lo, hi, label))
+    blocks.sort()
+    for a, (s1, e1, lo1, hi1, l1) in enumerate(blocks):
+        for s2, e2, lo2, hi2, l2 in blocks[a + 1 :]:
+            if s2 >= e1:
+                break
+            if e2 > s2 and e1 > s1 and lo2 <= hi1 and lo1 <= hi2:
+                raise InvalidSchedule(f"{l1} and {l2} share processors while both run at time {s2:g}")
