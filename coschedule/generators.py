@@ -5,6 +5,8 @@
   drawn uniformly in ``[m_inf, m_sup]`` (§1.5.4).
 * :func:`random_profile` / :func:`random_instance`: arbitrary profiles that satisfy (1.1) and
   (1.2), including plateaus and perfectly linear stretches, for property tests.
+* :func:`synthetic_rigid`: the synthetic rigid jobs of ``resilient-rigid-jobs.md`` §5.1;
+  :func:`random_rigid`: small random rigid instances for tests.
 
 Every generator takes ``seed`` (an int or a ``numpy.random.Generator``); the same seed gives
 the same instance on every machine.
@@ -17,6 +19,7 @@ import math
 import numpy as np
 
 from .model import MoldableInstance, MoldableTask
+from .rigid import RigidInstance, RigidJob
 from .rng import Seed, as_generator
 
 __all__ = [
@@ -27,6 +30,10 @@ __all__ = [
     "synthetic_instance",
     "random_profile",
     "random_instance",
+    "SYNTHETIC_RIGID_PROCS",
+    "SYNTHETIC_RIGID_TIMES",
+    "synthetic_rigid",
+    "random_rigid",
 ]
 
 #: sequential fraction f of eq. (1.13)
@@ -127,3 +134,72 @@ def random_instance(
         prof = random_profile(p, rng, min_procs=mp, integral=integral)
         tasks.append(MoldableTask(prof, min_procs=mp, name=f"T{i}"))
     return MoldableInstance(tuple(tasks), p, name=f"random-n{n}-p{p}")
+
+
+# ---------------------------------------------------------------- rigid jobs
+
+#: processor allocations of the synthetic rigid jobs, uniform integers (§5.1)
+SYNTHETIC_RIGID_PROCS = (50, 2000)
+#: error-free execution times of the synthetic rigid jobs in seconds, uniform reals (§5.1)
+SYNTHETIC_RIGID_TIMES = (100.0, 20000.0)
+
+
+def synthetic_rigid(
+    n: int = 100,
+    P: int = 10000,
+    seed: Seed = None,
+    *,
+    procs: tuple[int, int] = SYNTHETIC_RIGID_PROCS,
+    times: tuple[float, float] = SYNTHETIC_RIGID_TIMES,
+) -> RigidInstance:
+    """The synthetic rigid jobs of ``resilient-rigid-jobs.md`` §5.1.
+
+    ``n`` jobs on ``P`` processors; ``p_j`` uniform integer in ``[procs[0], procs[1]]``
+    (both ends included) and ``t_j`` uniform real in ``[times[0], times[1])``. The paper's
+    setting is the default: 100 jobs, ``P = 10000``, ``p_j in [50, 2000]``,
+    ``t_j in [100, 20000]`` seconds (30 such sets per experiment, ``P`` varied from 5000 to
+    20000).
+
+    Raises
+    ------
+    ValueError
+        if ``n < 1`` or a range is empty, or if ``procs[1] > P`` (choose a smaller ``procs``
+        range for small platforms rather than have jobs silently clipped).
+
+    >>> inst = synthetic_rigid(seed=1)
+    >>> inst.n, inst.P, 50 <= int(inst.procs.min()) and int(inst.procs.max()) <= 2000
+    (100, 10000, True)
+    """
+    if n < 1:
+        raise ValueError(f"n must be >= 1, got {n}")
+    lo, hi = procs
+    if not 1 <= lo <= hi:
+        raise ValueError(f"need 1 <= procs[0] <= procs[1], got {procs}")
+    if hi > P:
+        raise ValueError(f"procs range {procs} exceeds the platform size P = {P}")
+    tlo, thi = times
+    if not 0 < tlo <= thi < math.inf:
+        raise ValueError(f"need 0 < times[0] <= times[1] < inf, got {times}")
+    rng = as_generator(seed)
+    p = rng.integers(lo, hi, endpoint=True, size=n)
+    t = rng.uniform(tlo, thi, size=n)
+    jobs = tuple(RigidJob(int(pj), float(tj), name=f"J{j}") for j, (pj, tj) in enumerate(zip(p, t)))
+    return RigidInstance(jobs, P, name=f"synthetic-rigid-n{n}-P{P}")
+
+
+def random_rigid(n: int, P: int, seed: Seed = None, *, integral: bool = False) -> RigidInstance:
+    """``n`` random rigid jobs on ``P`` processors, for tests.
+
+    ``p_j`` uniform in ``1..P``; ``t_j`` uniform real in ``[1, 10)``, or, with
+    ``integral=True``, a uniform integer in ``1..10`` (stored as a float) so that sums of
+    times are exact.
+    """
+    if n < 1:
+        raise ValueError(f"n must be >= 1, got {n}")
+    if P < 1:
+        raise ValueError(f"P must be >= 1, got {P}")
+    rng = as_generator(seed)
+    p = rng.integers(1, P, endpoint=True, size=n)
+    t = rng.integers(1, 10, endpoint=True, size=n).astype(float) if integral else rng.uniform(1.0, 10.0, size=n)
+    jobs = tuple(RigidJob(int(pj), float(tj), name=f"J{j}") for j, (pj, tj) in enumerate(zip(p, t)))
+    return RigidInstance(jobs, P, name=f"random-rigid-n{n}-P{P}")
