@@ -187,7 +187,7 @@ class SilentErrors:
         scenario.check(instance)
         q = self.q(instance)
         f = np.asarray(scenario.failures, dtype=float)
-        with np.errstate(divide="ignore"):
+        with np.errstate(divide="ignore", invalid="ignore"):  # 0 * log(0) when q_j = 0, replaced below
             logp = f * np.log(q) + np.log1p(-q)
         logp = np.where(f == 0, np.log1p(-q), logp)
         return float(np.exp(logp.sum()))
