@@ -50,10 +50,12 @@ class RigidJob:
         label = f"job {self.name!r}" if self.name is not None else "job"
         if not _is_int(self.procs) or self.procs < 1:
             raise InvalidInstance(f"{label}: procs must be a positive integer, got {self.procs!r}")
+        if isinstance(self.time, (bool, str, bytes)) or not isinstance(self.time, (int, float, np.number)):
+            raise InvalidInstance(f"{label}: time is not a number: {self.time!r}")
         try:
             t = float(self.time)
-        except (TypeError, ValueError, OverflowError):
-            raise InvalidInstance(f"{label}: time is not a number: {self.time!r}") from None
+        except OverflowError:
+            t = math.inf
         if not math.isfinite(t) or t <= 0:
             raise InvalidInstance(f"{label}: time must be positive and finite, got {self.time!r}")
         object.__setattr__(self, "procs", int(self.procs))
@@ -179,8 +181,18 @@ class SilentErrors:
         return cls(-math.log1p(-qbar) / abar)
 
     def q(self, instance: RigidInstance) -> np.ndarray:
-        """Failure probability of one attempt of each job: ``q_j = 1 - exp(-lambda a_j)``."""
-        return -np.expm1(-self.lam * instance.areas)
+        """Failure probability of one attempt of each job: ``q_j = 1 - exp(-lambda a_j)``.
+
+        Raises ``InvalidInstance`` if some ``q_j`` rounds to 1 (the job would never succeed).
+        """
+        q = -np.expm1(-self.lam * instance.areas)
+        if np.any(q >= 1.0):
+            j = int(np.argmax(q))
+            raise InvalidInstance(
+                f"{instance.job_label(j)}: failure probability rounds to 1 (lambda a_j = "
+                f"{self.lam * instance.areas[j]:.3g}); the job would never succeed"
+            )
+        return q
 
     def probability(self, instance: RigidInstance, scenario: FailureScenario) -> float:
         """``Q(f) = prod_j q_j^{f_j} (1 - q_j)``."""
