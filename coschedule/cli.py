@@ -17,7 +17,16 @@ from typing import Any
 
 from . import __version__
 from .errors import CoscheduleError, FormatError, InvalidSchedule
-from .io import coschedule_to_dict, instance_to_dict, load_coschedule, load_instance, save_json
+from .cli_rigid import add_rigid_options, cmd_counterexample, run_rigid, solve_rigid
+from .io import (
+    coschedule_to_dict,
+    instance_to_dict,
+    load_any_instance,
+    load_coschedule,
+    load_instance,
+    save_json,
+)
+from .rigid import RigidInstance
 from .model import CoSchedule, MoldableInstance
 from .results import ExactResult, Status
 from .validate import validate_coschedule
@@ -110,7 +119,9 @@ def _optimum(instance: MoldableInstance, k: int, args: argparse.Namespace) -> Ex
 
 
 def cmd_solve(args: argparse.Namespace) -> int:
-    instance = load_instance(args.instance)
+    instance = load_any_instance(args.instance)
+    if isinstance(instance, RigidInstance):
+        return solve_rigid(instance, args)
     k = args.k if args.k is not None else instance.p
     res = _optimum(instance, k, args)
     compare = _heuristic_costs(instance, k) if args.compare else {}
@@ -152,8 +163,10 @@ def cmd_run(args: argparse.Namespace) -> int:
     from exact import SUBSETDP_MAX_WORK, auto_method, subset_dp_work
     from heuristics import get_heuristic
 
+    instance = load_any_instance(args.instance)
+    if isinstance(instance, RigidInstance):
+        return run_rigid(instance, args)
     fn = get_heuristic(args.heuristic)
-    instance = load_instance(args.instance)
     k = args.k if args.k is not None else instance.p
     cs = fn(instance, k)
     cost = validate_coschedule(instance, cs, k)
@@ -194,6 +207,20 @@ def cmd_run(args: argparse.Namespace) -> int:
 def cmd_generate(args: argparse.Namespace) -> int:
     from .generators import random_instance, synthetic_instance
 
+    if args.model == "rigid":
+        from .generators import synthetic_rigid
+        from .io import rigid_instance_to_dict
+
+        rinst = synthetic_rigid(args.n, args.p, args.seed)
+        data = rigid_instance_to_dict(rinst)
+        data["name"] = f"rigid-n{args.n}-P{args.p}-seed{args.seed}"
+        if args.output:
+            save_json(data, args.output)
+            if not args.json:
+                print(f"wrote {args.output}: rigid instance (§5.1), n = {args.n}, P = {args.p}, seed {args.seed}")
+        else:
+            _emit_json(data)
+        return 0
     if args.model == "synthetic":
         if not 1 < args.m_inf <= args.m_sup:
             raise CoscheduleError(f"need 1 < --m-inf <= --m-sup, got {args.m_inf}, {args.m_sup}")
@@ -311,7 +338,8 @@ def _add_pack_options(p: argparse.ArgumentParser, what: str) -> None:
     p.add_argument("--k", type=_positive_int, default=None, help="max tasks per pack (default: p)")
     _add_exact_options(p)
     p.add_argument("-o", "--output", help=f"write {what} as JSON here")
-    p.add_argument("--plot", metavar="FILE", help="draw the packs (PNG/SVG/PDF by suffix; needs matplotlib)")
+    p.add_argument("--plot", "--gantt", metavar="FILE", dest="plot",
+                   help="draw the schedule (PNG/SVG/PDF by suffix; needs matplotlib); failed attempts hatched")
     p.add_argument("--json", action="store_true", help="machine-readable output")
 
 
@@ -342,9 +370,12 @@ def build_parser() -> argparse.ArgumentParser:
         "  coschedule solve inst.json --k 3 --method ilp --solver cbc --time-limit 10\n"
         "  coschedule solve inst.json --compare --plot packs.png -o solution.json\n",
     )
-    p.add_argument("instance", help="instance JSON file (format coschedule/moldable-instance)")
+    p.add_argument("instance", help="instance JSON file (coschedule/moldable-instance or coschedule/rigid-instance)")
     p.add_argument("--compare", action="store_true", help="also run every heuristic and print its ratio")
     _add_pack_options(p, "the solution")
+    add_rigid_options(p)
+    p.add_argument("--contiguous", action="store_true", help="rigid: contiguous processors (strip packing)")
+    p.add_argument("--shelf", action="store_true", help="rigid: the optimal shelf schedule instead of T_OPT(f)")
     p.set_defaults(func=cmd_solve)
 
     p = sub.add_parser(
@@ -357,11 +388,13 @@ def build_parser() -> argparse.ArgumentParser:
         "  coschedule run pack-approx instances/kinp/figure-1-1.json\n"
         "  coschedule run pack-approx inst.json --k 3 --optimum always --time-limit 30\n",
     )
-    p.add_argument("heuristic", help="pack-approx, make-pack-1, one-pack, sequential")
-    p.add_argument("instance", help="instance JSON file")
+    p.add_argument("heuristic", help="moldable: pack-approx, make-pack-1, one-pack, sequential; "
+                   "rigid: r-list-0, r-list-1, r-list-q, r-shelf-b, r-shelf-nb, r-shelffill-b, r-shelffill-nb")
+    p.add_argument("instance", help="instance JSON file (moldable or rigid)")
     p.add_argument("--optimum", choices=["auto", "always", "never"], default="auto",
-                   help="compute the optimum: auto (default) = only when cheap (small n or k = 2)")
-    _add_pack_options(p, "the heuristic's co-schedule")
+                   help="compute the optimum: auto (default) = only when cheap")
+    _add_pack_options(p, "the heuristic's schedule")
+    add_rigid_options(p)
     p.set_defaults(func=cmd_run)
 
     p = sub.add_parser(
@@ -373,9 +406,11 @@ def build_parser() -> argparse.ArgumentParser:
         "  coschedule generate synthetic --n 20 --p 32 --seed 7 -o inst.json\n"
         "  coschedule generate random --n 8 --p 16 --seed 1 --min-procs > small.json\n",
     )
-    p.add_argument("model", choices=["synthetic", "random"])
+    p.add_argument("model", choices=["synthetic", "random", "rigid"],
+                   help="synthetic: eq. (1.13) moldable tasks; random: random valid profiles; "
+                   "rigid: rigid jobs of the resilient paper's §5.1 (procs U{50..2000}, times U[100, 20000])")
     p.add_argument("--n", type=_positive_int, required=True, help="number of tasks")
-    p.add_argument("--p", type=_positive_int, required=True, help="number of processors")
+    p.add_argument("--p", type=_positive_int, required=True, help="number of processors (P for rigid)")
     p.add_argument("--seed", type=int, default=0, help="random seed (default 0; same seed, same instance)")
     p.add_argument("--m-inf", type=int, default=1_500_000, help="synthetic: smallest problem size m (default 1500000)")
     p.add_argument("--m-sup", type=int, default=2_500_000, help="synthetic: largest problem size m (default 2500000)")
@@ -399,6 +434,31 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--k", type=_positive_int, default=None, help="max tasks per pack (default: the file's k)")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_verify)
+
+    p = sub.add_parser(
+        "counterexample", formatter_class=_Formatter,
+        help="build the paper's lower-bound instances for shelf heuristics and measure the ratio",
+        description="Build a lower-bound family of resilient-rigid-jobs §4.4 for a given P, run the "
+        "heuristic, solve T_OPT(f) (or certify an interval: L(f) below, the proof's validated witness "
+        "schedule above) and print the ratio. prop3: P unit jobs, t_j = 1/j, f_j = j - 1 (any shelf "
+        "algorithm gets H_P, the optimum is 1). prop4: R-ShelfFill with LPT gets P, the optimum is < 2.",
+        epilog="examples:\n"
+        "  coschedule counterexample prop3 --P 8\n"
+        "  coschedule counterexample prop4 --P 3 --out ce-p4 --plot\n"
+        "  coschedule counterexample prop3 --P 20 --heuristic r-list-0 --no-solve\n",
+    )
+    p.add_argument("family", choices=["prop3", "prop4"])
+    p.add_argument("--P", type=_positive_int, required=True, help="number of processors")
+    p.add_argument("--eps", type=_positive_float, default=1e-3, help="prop4: the epsilon of the proof (default 1e-3)")
+    p.add_argument("--heuristic", default=None,
+                   help="heuristic to run (default: r-shelf-b for prop3, r-shelffill-nb for prop4)")
+    p.add_argument("--priority", default="LPT", help="priority rule (default LPT)")
+    p.add_argument("--time-limit", type=_positive_float, default=60.0, help="cap of the exact solve (default 60 s)")
+    p.add_argument("--no-solve", action="store_true", help="skip CP-SAT; certify with L(f) and the witness")
+    p.add_argument("--out", metavar="DIR", help="write instance, scenario and both schedules here")
+    p.add_argument("--plot", action="store_true", help="with --out: draw both schedules (PNG)")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_counterexample)
 
     p = sub.add_parser("solvers", formatter_class=_Formatter, help="list exact methods and available backends")
     p.add_argument("--json", action="store_true")
