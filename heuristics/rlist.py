@@ -1,0 +1,330 @@
+"""R-List: resilient list scheduling of rigid jobs (``resilient-rigid-jobs.md`` §4.1, Alg. 1).
+
+Also home of the small pieces every resilient rigid heuristic shares (the ranked queue, the
+record of attempts, the time tolerance); :mod:`heuristics.rshelf` imports them.
+
+Semantics
+---------
+The paper leaves several choices open (``NOTES.md``); this module makes them as follows.
+
+* **Dynamic** (§3.5). The scheduler never looks at ``f`` ahead of time: when attempt ``a`` of job
+  ``j`` *ends*, it reads ``scenario.failures[j]`` to learn whether that attempt failed
+  (``a < f_j``). Executions are recorded when they end.
+* **Event loop.** A heap of ``(end, sequence, job, start)`` events; the sequence number breaks
+  ties the same way on every run. Only completions are events: every start happens at a
+  completion instant (or at 0), since a reservation's start is itself a completion time.
+* **Simultaneous completions (NOTE 2).** All completions at the same instant are processed
+  together: their processors are freed and every failed job is re-inserted, then ONE scheduling
+  round is made. "The same instant" means within :func:`time_tolerance` (relative to the
+  shortest job and to the clock) of the earliest pending completion: float sums such as
+  ``0.1 + 0.1 + 0.1`` and ``0.3`` must meet. The round then happens at the *latest* of the
+  grouped end times, so that no start precedes an end it waits for. With integral times every
+  comparison is exact.
+* **Queue order (NOTE 5).** By :func:`heuristics.priorities.priority_order` (increasing key, ties
+  by job index); a failed job is re-inserted at its own rank, so among equal keys it goes back by
+  index (not FIFO or LIFO). RANDOM is drawn once per job from ``seed``, never redrawn.
+* **Fresh rounds (NOTE 1).** Every completion instant drops all reservations and makes a fresh
+  round from the current queue, as in the §4.1 analysis (the authors' simulator keeps old
+  reservations instead). Without failures a fresh round never moves a reservation.
+* **Reservations (NOTES 3, 8).** The first ``min(m, |Q|)`` queued jobs, in order, each get the
+  earliest start in the availability profile (running jobs' ends plus the reservations already
+  made in this round) at which they fit for their whole duration. A reservation whose start is
+  *now* starts now (it is not kept pending until a second round at the same instant). With
+  ``m = 1`` this means that when the head starts now, no other job gets a reservation in this
+  round: the rest of the queue is backfilled. ``m = "Q"`` is the current queue length at each
+  round (conservative backfilling); any integer ``m >= n`` behaves the same.
+* **Backfilling (NOTE 4).** The rest of the queue is scanned in order; a job starts now if it
+  fits in the profile over its whole interval ``[now, now + t_j)``, so it delays no reservation.
+  With ``m = 0`` there is no reservation and this is greedy list scheduling (Prop. 2).
+
+Complexity: ``m = 0`` costs ``O(|Q|)`` per completion instant. ``m > 0`` builds a step profile
+with ``O(r + m)`` breakpoints (``r`` running jobs) and places ``min(m, |Q|)`` reservations, each
+``O(r + m)``: ``O(|Q| (r + m))`` per instant, ``O(n^2)`` for ``m = "Q"``.
+"""
+
+from __future__ import annotations
+
+import bisect
+import heapq
+import itertools
+from collections.abc import Iterable
+
+import numpy as np
+
+from coschedule.rigid import FailureScenario, RigidInstance
+from coschedule.rng import Seed
+from coschedule.schedule import Execution, Outcome, Schedule
+
+from .priorities import PriorityRule, priority_order
+
+__all__ = ["TIME_EPS", "TIME_REL", "r_list", "time_tolerance"]
+
+#: instants closer than ``TIME_EPS`` times the shortest job's time are the same instant ...
+TIME_EPS = 1e-9
+#: ... and so are instants ``t`` closer than ``TIME_REL * t`` (rounding grows with the clock)
+TIME_REL = 1e-12
+
+
+def time_tolerance(instance: RigidInstance, t: float = 0.0) -> float:
+    """Tolerance on instants near ``t``: ``max(TIME_EPS * min_j t_j, TIME_REL * |t|)``.
+
+    Two completions closer than this are simultaneous (NOTE 2), and an R-ShelfFill
+    re-execution that overshoots its shelf's end by less than this still fits (NOTE 7). A sum
+    of ``k`` times that lands on ``t`` is off by about ``k`` units in the last place of ``t``
+    (``k * 2.2e-16 * t``), far below ``TIME_REL * t`` for any realistic ``k``; and the
+    tolerance stays below a millionth of the shortest job while ``t < 1e6 * min_j t_j``.
+    With integral times sums are exact and the tolerance never matters.
+    """
+    return max(TIME_EPS * float(instance.times.min()), TIME_REL * abs(t))
+
+
+class _Run:
+    """State shared by the heuristics: ranked queue, attempt counters, recorded executions."""
+
+    def __init__(
+        self,
+        instance: RigidInstance,
+        scenario: FailureScenario,
+        priority: str | PriorityRule,
+        seed: Seed,
+    ) -> None:
+        scenario.check(instance)
+        self.P = instance.P
+        self.procs = [int(p) for p in instance.procs]
+        self.times = [float(t) for t in instance.times]
+        self._failures = scenario.failures
+        rank = priority_order(instance, priority, seed)
+        self.rank = [int(r) for r in rank]
+        self.job_at = [0] * instance.n  # job_at[r] = the job of rank r
+        for j, r in enumerate(self.rank):
+            self.job_at[r] = j
+        self.attempt = [0] * instance.n
+        self.executions: list[Execution] = []
+        self._tol = time_tolerance(instance)
+
+    def latest_same_instant(self, t: float) -> float:
+        """The latest instant that counts as ``t`` (:func:`time_tolerance`)."""
+        return t + max(self._tol, TIME_REL * abs(t))
+
+    def initial_queue(self) -> list[int]:
+        """Every job, as a sorted list of ranks (head first)."""
+        return list(range(len(self.rank)))
+
+    def requeue(self, queue: list[int], j: int) -> None:
+        """Insert failed job ``j`` at its own rank (NOTE 5)."""
+        bisect.insort(queue, self.rank[j])
+
+    def finish(self, j: int, start: float, end: float) -> bool:
+        """Record the attempt of ``j`` that ran in ``[start, end)``; return True if it failed.
+
+        This is the only place that reads the failure scenario: the outcome of an attempt is
+        revealed when it ends.
+        """
+        a = self.attempt[j]
+        failed = a < self._failures[j]
+        outcome = Outcome.FAILURE if failed else Outcome.SUCCESS
+        self.executions.append(Execution(j, a, start, end, self.procs[j], outcome))
+        self.attempt[j] = a + 1
+        return failed
+
+    def schedule(self) -> Schedule:
+        return Schedule(tuple(sorted(self.executions, key=lambda e: (e.start, e.job, e.attempt))))
+
+
+class _Profile:
+    """Free processors over ``[now, inf)`` as a step function, for one reservation round.
+
+    ``ts[i]`` is the start of segment ``i`` (``ts[0] = now``), ``free[i]`` the free processors on
+    ``[ts[i], ts[i+1])``; the last segment is unbounded and entirely free.
+    """
+
+    __slots__ = ("free", "ts")
+
+    def __init__(self, now: float, P: int, running: Iterable[tuple[float, int]]) -> None:
+        ends: dict[float, int] = {}
+        for end, p in running:
+            ends[end] = ends.get(end, 0) + p
+        used = sum(ends.values())
+        self.ts = [now]
+        self.free = [P - used]
+        for end in sorted(ends):
+            used -= ends[end]
+            self.ts.append(end)
+            self.free.append(P - used)
+
+    def earliest_fit(self, p: int, d: float) -> int:
+        """Index of the first breakpoint ``s`` with ``p`` free processors on all of ``[s, s + d)``.
+
+        Only breakpoints need be tried: free capacity changes only there. When segment ``k``
+        blocks a start at ``ts[i]``, every start up to ``ts[k]`` also overlaps it, so the scan
+        resumes at ``k + 1``: ``O(len(ts))`` in all.
+        """
+        ts, free = self.ts, self.free
+        n = len(ts)
+        i = 0
+        while True:
+            if free[i] < p:
+                i += 1  # the last segment is entirely free, so this stops
+                continue
+            end = ts[i] + d
+            k = i + 1
+            while k < n and ts[k] < end:
+                if free[k] < p:
+                    break
+                k += 1
+            else:
+                return i
+            i = k + 1
+
+    def fits_now(self, p: int, d: float) -> bool:
+        """Whether ``p`` processors are free on all of ``[now, now + d)``."""
+        ts, free = self.ts, self.free
+        end = ts[0] + d
+        k = 0
+        while k < len(ts) and ts[k] < end:
+            if free[k] < p:
+                return False
+            k += 1
+        return True
+
+    def _breakpoint(self, t: float) -> int:
+        ts = self.ts
+        i = bisect.bisect_left(ts, t)
+        if i < len(ts) and ts[i] == t:
+            return i
+        ts.insert(i, t)
+        self.free.insert(i, self.free[i - 1])  # t > ts[0] = now, so i >= 1
+        return i
+
+    def reserve(self, start: float, end: float, p: int) -> None:
+        """Take ``p`` processors on ``[start, end)``."""
+        i = self._breakpoint(start)
+        k = self._breakpoint(end)
+        free = self.free
+        for x in range(i, k):
+            free[x] -= p
+
+
+def _reservation_count(m: int | str, n: int) -> int:
+    """``min(m, n)``, with ``"Q"`` (any case) meaning ``n`` (NOTE 8)."""
+    if isinstance(m, str) and m.upper() == "Q":
+        return n
+    if isinstance(m, (int, np.integer)) and not isinstance(m, bool) and m >= 0:
+        return min(int(m), n)
+    raise ValueError(f"m must be an integer >= 0 or 'Q', got {m!r}")
+
+
+def _greedy_round(run: _Run, queue: list[int], free: int) -> list[int]:
+    """Backfilling only (m = 0): start, in queue order, every job that fits now."""
+    procs, job_at = run.procs, run.job_at
+    started = []
+    for r in queue:
+        j = job_at[r]
+        if procs[j] <= free:
+            started.append(j)
+            free -= procs[j]
+            if free == 0:
+                break
+    return started
+
+
+def _reservation_round(
+    run: _Run, queue: list[int], k: int, now: float, running: dict[int, float]
+) -> list[int]:
+    """Reserve for the first ``k`` queued jobs, then backfill the rest (Alg. 1's two loops)."""
+    procs, times, job_at = run.procs, run.times, run.job_at
+    profile = _Profile(now, run.P, ((end, procs[j]) for j, end in running.items()))
+    started = []
+    for r in queue[:k]:  # reservations, in priority order
+        j = job_at[r]
+        i = profile.earliest_fit(procs[j], times[j])
+        start = profile.ts[i]
+        profile.reserve(start, start + times[j], procs[j])
+        if i == 0:  # the reservation starts now: start it now (NOTE 3)
+            started.append(j)
+    for r in queue[k:]:  # backfilling, without delaying any reservation (NOTE 4)
+        j = job_at[r]
+        if profile.free[0] >= procs[j] and profile.fits_now(procs[j], times[j]):
+            profile.reserve(now, now + times[j], procs[j])
+            started.append(j)
+    return started
+
+
+def r_list(
+    instance: RigidInstance,
+    scenario: FailureScenario,
+    *,
+    m: int | str = 0,
+    priority: str | PriorityRule = "LPT",
+    seed: Seed = None,
+) -> Schedule:
+    """R-List (Alg. 1): list scheduling with ``m`` reservations and backfilling, re-executing
+    failed jobs until they succeed.
+
+    Parameters
+    ----------
+    instance, scenario
+        The jobs and the failure scenario ``f``; ``f`` is only read when an attempt ends.
+    m
+        ``0``: GREEDY, backfilling only; ``1``: a reservation for the queue head (EASY-like);
+        ``"Q"`` (or any integer ``>= n``): a reservation for every queued job (conservative).
+    priority
+        A name of :data:`heuristics.priorities.PRIORITIES` or a rule callable.
+    seed
+        For the RANDOM priority (drawn once).
+
+    Returns
+    -------
+    Schedule
+        Attempts ``0..f_j`` of every job, the last one successful; it passes
+        :func:`coschedule.validate.validate_rigid`.
+
+    Notes
+    -----
+    Guarantees (§4.2), for every scenario ``f``: GREEDY with any priority is a
+    ``(2 - 1/P)``-approximation (Prop. 2) and RESERVATION (``m > 0``) with LJF a
+    ``(3 - 4/(P+1))``-approximation (Prop. 1). Both proofs only use ``T_OPT >= L(f)``, so the
+    bounds hold against :func:`coschedule.rigid.lower_bound` as well.
+
+    The choices the paper leaves open are listed in the module docstring. Running time:
+    ``O(E |Q|)`` for ``m = 0`` and ``O(E |Q| (r + m))`` otherwise, ``E = sum_j (f_j + 1)``
+    completions, ``r`` running jobs.
+    """
+    run = _Run(instance, scenario, priority, seed)
+    k_max = _reservation_count(m, instance.n)
+    procs, times = run.procs, run.times
+    queue = run.initial_queue()
+    events: list[tuple[float, int, int, float]] = []  # (end, sequence, job, start)
+    sequence = itertools.count()
+    running: dict[int, float] = {}  # job -> end of its current attempt
+    free = run.P
+    now = 0.0
+    while True:
+        # one scheduling round at `now`
+        if queue:
+            k = min(k_max, len(queue))
+            if k == 0:
+                started = _greedy_round(run, queue, free)
+            else:
+                started = _reservation_round(run, queue, k, now, running)
+            if started:
+                gone = {run.rank[j] for j in started}
+                queue = [r for r in queue if r not in gone]
+                for j in started:
+                    end = now + times[j]
+                    heapq.heappush(events, (end, next(sequence), j, now))
+                    running[j] = end
+                    free -= procs[j]
+        if not events:
+            break
+        # every completion at the next instant, before the next round (NOTE 2)
+        limit = run.latest_same_instant(events[0][0])
+        while events and events[0][0] <= limit:
+            end, _, j, start = heapq.heappop(events)
+            now = end  # events pop in increasing order: `now` ends at the latest one
+            del running[j]
+            free += procs[j]
+            if run.finish(j, start, end):
+                run.requeue(queue, j)
+    assert not queue, "jobs left in the queue with no job running"
+    return run.schedule()
