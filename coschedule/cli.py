@@ -445,9 +445,12 @@ def build_parser() -> argparse.ArgumentParser:
         epilog="examples:\n"
         "  coschedule counterexample prop3 --P 8\n"
         "  coschedule counterexample prop4 --P 3 --out ce-p4 --plot\n"
-        "  coschedule counterexample prop3 --P 20 --heuristic r-list-0 --no-solve\n",
+        "  coschedule counterexample prop3 --P 20 --heuristic r-list-0 --no-solve\n"
+        "  coschedule counterexample search --heuristic r-shelf-nb --P 4 --n 5 --out worst\n"
+        "  coschedule counterexample search --heuristic pack-approx --P 4 --n 6 --seed 2\n",
     )
-    p.add_argument("family", choices=["prop3", "prop4"])
+    p.add_argument("family", choices=["prop3", "prop4", "search"],
+                   help="prop3, prop4: the paper's families; search: look for the worst instance of a heuristic")
     p.add_argument("--P", type=_positive_int, required=True, help="number of processors")
     p.add_argument("--eps", type=_positive_float, default=1e-3, help="prop4: the epsilon of the proof (default 1e-3)")
     p.add_argument("--heuristic", default=None,
@@ -455,6 +458,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--priority", default="LPT", help="priority rule (default LPT)")
     p.add_argument("--time-limit", type=_positive_float, default=60.0, help="cap of the exact solve (default 60 s)")
     p.add_argument("--no-solve", action="store_true", help="skip CP-SAT; certify with L(f) and the witness")
+    p.add_argument("--n", type=_positive_int, default=5, help="search: at most this many jobs/tasks (default 5)")
+    p.add_argument("--restarts", type=_positive_int, default=5, help="search: random restarts (default 5)")
+    p.add_argument("--steps", type=_positive_int, default=50, help="search: local moves per restart (default 50)")
+    p.add_argument("--seed", type=int, default=0, help="search: seed (default 0; same seed, same search)")
+    p.add_argument("--max-time", type=_positive_float, default=120.0, help="search: wall-clock budget, s (default 120)")
+    p.add_argument("--k", type=_positive_int, default=None, help="search with pack-approx: k (default p)")
     p.add_argument("--out", metavar="DIR", help="write instance, scenario and both schedules here")
     p.add_argument("--plot", action="store_true", help="with --out: draw both schedules (PNG)")
     p.add_argument("--json", action="store_true")

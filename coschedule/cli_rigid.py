@@ -148,6 +148,8 @@ def cmd_counterexample(args: argparse.Namespace) -> int:
 
     from . import families
 
+    if args.family == "search":
+        return _search(args)
     claims: dict[str, float]
     if args.family == "prop3":
         instance, scenario = families.prop3_instance(args.P)
@@ -231,3 +233,34 @@ def add_rigid_options(p: argparse.ArgumentParser) -> None:
                    help="sample one scenario of the silent-error model with mean failure probability qbar (§5.1)")
     g.add_argument("--seed", type=int, default=0, help="seed for --qbar and the RANDOM priority (default 0)")
     g.add_argument("--priority", default="LPT", help="LPT (default), SPT, HPA, LPA, LA, SA, RANDOM, LJF")
+
+
+def _search(args: argparse.Namespace) -> int:
+    """``counterexample search``: the worst instance found for a heuristic (coschedule.search)."""
+    from .search import search_worst, search_worst_kinp
+
+    if not args.heuristic:
+        raise CoscheduleError("counterexample search needs --heuristic (a rigid heuristic or pack-approx)")
+    progress = None
+    if not args.json and sys.stderr.isatty():
+        def progress(p: Any) -> None:
+            print(f"\r{p}", end="", file=sys.stderr, flush=True)
+    if args.heuristic.lower() == "pack-approx":
+        res = search_worst_kinp(n=args.n, p=args.P, k=args.k, restarts=args.restarts, steps=args.steps,
+                                seed=args.seed, max_time=args.max_time, progress=progress)
+    else:
+        res = search_worst(args.heuristic, priority=args.priority, n=args.n, P=args.P,
+                           restarts=args.restarts, steps=args.steps, seed=args.seed,
+                           time_limit_per_solve=min(args.time_limit, 10.0), max_time=args.max_time,
+                           progress=progress)
+    if progress:
+        print(file=sys.stderr)
+    if args.out:
+        res.write(args.out)
+    if args.json:
+        _emit(res.to_dict())
+        return 0
+    print(res.describe())
+    if args.out:
+        print(f"wrote the worst instance and both validated schedules to {args.out}/")
+    return 0

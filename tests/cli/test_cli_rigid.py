@@ -110,3 +110,23 @@ def test_job_wider_than_platform(capsys, tmp_path):
     path = _write(tmp_path, "wide.json", data)
     code, _, err = run(capsys, "run", "r-list-0", path)
     assert code == 2 and "jobs[2]" in err and f"> P {data['P']}" in err
+
+
+def test_counterexample_search_writes_validated_worst_case(capsys, tmp_path):
+    code, out, _ = run(capsys, "counterexample", "search", "--heuristic", "r-shelf-nb", "--P", "3",
+                       "--n", "3", "--restarts", "1", "--steps", "5", "--seed", "1", "--out", tmp_path,
+                       "--json")
+    assert code == 0
+    data = json.loads(out)
+    assert data["ratio"] >= 1.0
+    inst = load_rigid_instance(tmp_path / "instance.json")
+    scen = load_scenario(tmp_path / "scenario.json", inst)
+    heur, _ = load_schedule(tmp_path / "heuristic-schedule.json")
+    opt, _ = load_schedule(tmp_path / "optimum-schedule.json")
+    ratio = validate_rigid(inst, scen, heur) / validate_rigid(inst, scen, opt)
+    assert ratio == pytest.approx(data["ratio"], rel=1e-9)
+
+
+def test_counterexample_search_needs_a_heuristic(capsys):
+    code, _, err = run(capsys, "counterexample", "search", "--P", "3")
+    assert code == 2 and "needs --heuristic" in err
