@@ -3,19 +3,36 @@
 ``kinp``: on seeded eq. (1.13) instances (p = 32), the paper's ILP (1.12) with CBC against the
 default exact method, each capped by a time limit, for k = 3 and k = n and growing n; and the
 2-in-p matching for large n (p = 64). Every row says whether optimality was proved.
+
+``rlist``: time per failure scenario of the resilient rigid heuristics on the synthetic setting
+of ``resilient-rigid-jobs.md`` §5.1, compiled (:func:`heuristics.fast.makespans`) against the
+plain reference implementation, with a check that both give the same makespans.
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import asdict, dataclass
 
-from .generators import synthetic_instance
+import numpy as np
+
+from .generators import synthetic_instance, synthetic_rigid
 from .results import ExactResult, Status
 from .validate import validate_coschedule
 
-__all__ = ["KinpRow", "MatchingRow", "bench_kinp", "bench_matching", "KINP_SIZES", "MATCHING_SIZES"]
+__all__ = [
+    "KINP_SIZES",
+    "MATCHING_SIZES",
+    "RLIST_HEURISTICS",
+    "RLIST_TARGETS_MS",
+    "KinpRow",
+    "MatchingRow",
+    "RlistRow",
+    "bench_kinp",
+    "bench_matching",
+    "bench_rlist",
+]
 
 #: default sizes: k -> list of n ("n" means k = n)
 KINP_SIZES: dict[str, list[int]] = {
@@ -133,3 +150,141 @@ def bench_matching(
             progress(f"2-in-p matching n={n} ...")
         res = _checked(inst, 2, solve_matching(inst, backend=solver))
         yield MatchingRow(n, p, n, res.solver, res.time, res.status.value, res.objective)
+
+
+# ---------------------------------------------------------------- resilient rigid heuristics
+
+#: the five heuristics that issue 3 (§7, Speed) times
+RLIST_HEURISTICS = ("r-list-0", "r-list-1", "r-list-q", "r-shelf-b", "r-shelffill-b")
+#: issue 3, §7: targets per scenario on one core (the authors' C++ needs 3.1 and 11.5 ms)
+RLIST_TARGETS_MS: dict[str, float] = {"r-list-0": 0.3, "r-list-q": 1.2}
+
+
+@dataclass(frozen=True)
+class RlistRow:
+    """One heuristic: milliseconds per scenario, fast path and reference.
+
+    ``fast_ms`` is the CPU time of the calling thread (the kernels use one core) and
+    ``fast_wall_ms`` the wall-clock time, which other processes on the machine inflate; each is
+    the best of the repeats. ``reference_ms`` is CPU time too. ``compile_s`` is the warm-up call
+    on one scenario, excluded from ``fast_ms``: ``compiled`` is True when it JIT-compiled a
+    kernel, False when it loaded numba's on-disk cache or found the kernel already compiled by
+    an earlier row (then ``compile_s`` is about 0), None without numba. ``identical``: fast and
+    reference makespans exactly equal on the ``reference_scenarios`` common scenarios.
+    """
+
+    heuristic: str
+    n: int
+    P: int
+    qbar: float
+    priority: str
+    seed: int
+    backend: str
+    scenarios: int
+    compile_s: float
+    compiled: bool | None
+    fast_ms: float
+    fast_wall_ms: float
+    reference_scenarios: int
+    reference_ms: float | None
+    identical: bool | None
+    mean_makespan: float
+
+    @property
+    def speedup(self) -> float | None:
+        """Reference time / fast time, per scenario."""
+        if self.reference_ms is None or self.fast_ms <= 0:
+            return None
+        return self.reference_ms / self.fast_ms
+
+    @property
+    def target_ms(self) -> float | None:
+        return RLIST_TARGETS_MS.get(self.heuristic)
+
+    @property
+    def meets_target(self) -> bool | None:
+        return None if self.target_ms is None else self.fast_ms <= self.target_ms
+
+    def to_dict(self) -> dict:
+        return {
+            **asdict(self),
+            "speedup": self.speedup,
+            "target_ms": self.target_ms,
+            "meets_target": self.meets_target,
+        }
+
+
+def _timed(fn: Callable[..., np.ndarray], *args: object, **kwargs: object) -> tuple[np.ndarray, float, float]:
+    """``(fn(*args, **kwargs), cpu seconds of this thread, wall seconds)``."""
+    c0, w0 = time.thread_time(), time.perf_counter()
+    out = fn(*args, **kwargs)
+    return out, time.thread_time() - c0, time.perf_counter() - w0
+
+
+def _compile_misses() -> int:
+    """Total numba cache misses (= compilations) of the kernels, -1 without numba."""
+    from heuristics import fast
+
+    if not fast.HAVE_NUMBA:
+        return -1
+    total = 0
+    for kernel in (fast._list_makespans, fast._shelf_makespans):
+        total += sum(kernel.stats.cache_misses.values())
+    return total
+
+
+def bench_rlist(
+    heuristics: Sequence[str] = RLIST_HEURISTICS,
+    *,
+    n: int = 100,
+    P: int = 10000,
+    qbar: float = 0.3,
+    scenarios: int = 1000,
+    reference_scenarios: int = 100,
+    priority: str = "LPT",
+    seed: int = 0,
+    repeat: int = 3,
+    progress: Callable[[str], None] | None = None,
+) -> Iterator[RlistRow]:
+    """Yield one row per heuristic: time per scenario of the fast and the reference path.
+
+    The instance is ``synthetic_rigid(n, P, seed=seed)`` (§5.1: procs U{50..2000}, times
+    U[100, 20000]) and the scenarios ``SilentErrors.from_qbar(instance, qbar).sample(instance,
+    scenarios, seed=seed + 1)``. The fast path is :func:`heuristics.fast.makespans` (numba, or
+    the reference when numba is missing: see ``backend``), warmed up on one scenario first, then
+    timed on all ``scenarios``, best of ``repeat``; the reference (one call of the registry's
+    heuristic per scenario) runs once on the first ``reference_scenarios``.
+    """
+    from heuristics.fast import HAVE_NUMBA, makespans
+
+    from .rigid import SilentErrors
+
+    if scenarios < 1 or repeat < 1 or reference_scenarios < 0:
+        raise ValueError("need scenarios >= 1, repeat >= 1 and reference_scenarios >= 0")
+    inst = synthetic_rigid(n, P, seed=seed)
+    f = SilentErrors.from_qbar(inst, qbar).sample(inst, scenarios, seed=seed + 1)
+    k = min(reference_scenarios, scenarios)
+    for name in heuristics:
+        if progress:
+            progress(f"{name}: warm-up (compilation) ...")
+        misses = _compile_misses()
+        _, _, compile_s = _timed(makespans, inst, f[:1], name, priority)
+        compiled = None if misses < 0 else _compile_misses() > misses
+        if progress:
+            progress(f"{name}: {scenarios} scenarios x {repeat} ...")
+        best_cpu = best_wall = float("inf")
+        for _ in range(repeat):
+            fast, cpu, wall = _timed(makespans, inst, f, name, priority)
+            best_cpu, best_wall = min(best_cpu, cpu), min(best_wall, wall)
+        ref_ms = identical = None
+        if k:
+            if progress:
+                progress(f"{name}: reference on {k} scenarios ...")
+            ref, cpu, _ = _timed(makespans, inst, f[:k], name, priority, backend="reference")
+            ref_ms = 1000 * cpu / k
+            identical = bool(np.array_equal(fast[:k], ref))
+        yield RlistRow(
+            name, n, P, qbar, priority, seed, "numba" if HAVE_NUMBA else "reference",
+            scenarios, compile_s, compiled, 1000 * best_cpu / scenarios,
+            1000 * best_wall / scenarios, k, ref_ms, identical, float(np.mean(fast)),
+        )
