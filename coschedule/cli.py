@@ -281,6 +281,9 @@ def cmd_bench(args: argparse.Namespace) -> int:
     from .bench import KINP_SIZES, MATCHING_SIZES, bench_kinp, bench_matching
 
     progress = None if args.json or not sys.stderr.isatty() else (lambda m: print(m, file=sys.stderr))
+    if args.suite == "rlist":
+        return _bench_rlist(args, progress)
+    args.p = 32 if args.p is None else args.p
     if args.quick:
         sizes = {"3": [4, 6, 12, 30], "n": [4, 6, 10, 14]}
         msizes = [100, 200]
@@ -312,6 +315,30 @@ def cmd_bench(args: argparse.Namespace) -> int:
             print(f"  n {mrow.n:>5}: {mrow.time:7.2f} s  {mrow.status} ({mrow.solver})", flush=True)
     if args.json:
         _emit_json({"kinp": rows, "matching": mrows})
+    return 0
+
+
+def _bench_rlist(args: argparse.Namespace, progress: Any) -> int:
+    from .bench import bench_rlist
+
+    P = 10000 if args.p is None else args.p
+    scenarios = 100 if args.quick else args.scenarios
+    rows = []
+    if not args.json:
+        print(f"rigid heuristics on the §5.1 setting: n = {args.jobs} jobs, P = {P}, qbar = {args.qbar:g}, "
+              f"{scenarios} scenarios (seed {args.seed}), {args.priority}; ms per scenario, one core")
+        print(f"{'heuristic':<14} {'fast':>9} {'reference':>10} {'speedup':>8} {'identical':>9} "
+              f"{'target':>7}  backend (compile)")
+    for row in bench_rlist(n=args.jobs, P=P, qbar=args.qbar, scenarios=scenarios,
+                           reference_scenarios=min(100, scenarios), priority=args.priority,
+                           seed=args.seed, progress=progress):
+        rows.append(row.to_dict())
+        if not args.json:
+            target = f"{row.target_ms:g}" if row.target_ms is not None else "-"
+            print(f"{row.heuristic:<14} {row.fast_ms:9.4f} {row.reference_ms:10.3f} {row.speedup:8.1f} "
+                  f"{str(row.identical):>9} {target:>7}  {row.backend} ({row.compile_s:.2f} s)", flush=True)
+    if args.json:
+        _emit_json({"rlist": rows})
     return 0
 
 
@@ -482,11 +509,19 @@ def build_parser() -> argparse.ArgumentParser:
         epilog="examples:\n"
         "  coschedule bench kinp\n"
         "  coschedule bench kinp --quick --time-limit 10\n"
-        "  coschedule bench kinp --n3 20 40 60 --nn 16 18 --no-ilp --json\n",
+        "  coschedule bench kinp --n3 20 40 60 --nn 16 18 --no-ilp --json\n"
+        "  coschedule bench rlist                    # 1000 scenarios of 100 jobs, fast vs reference\n",
     )
-    p.add_argument("suite", choices=["kinp"])
+    p.add_argument("suite", choices=["kinp", "rlist"],
+                   help="kinp: exact co-scheduling methods; rlist: rigid heuristics per scenario (fast vs reference)")
     p.add_argument("--time-limit", type=_positive_float, default=60.0, help="cap per solve, seconds (default 60)")
-    p.add_argument("--p", type=_positive_int, default=32, help="processors for the k-in-p rows (default 32)")
+    p.add_argument("--p", type=_positive_int, default=None,
+                   help="processors: k-in-p rows (default 32) or P for rlist (default 10000)")
+    p.add_argument("--jobs", type=_positive_int, default=100, help="rlist: jobs per instance (default 100)")
+    p.add_argument("--scenarios", type=_positive_int, default=1000, help="rlist: sampled scenarios (default 1000)")
+    p.add_argument("--qbar", type=float, default=0.3, help="rlist: mean failure probability (default 0.3)")
+    p.add_argument("--priority", default="LPT", help="rlist: priority rule (default LPT)")
+    p.add_argument("--seed", type=int, default=0, help="rlist: seed of the instance and scenarios (default 0)")
     p.add_argument("--n3", type=_positive_int, nargs="+", help="sizes n for k = 3")
     p.add_argument("--nn", type=_positive_int, nargs="+", help="sizes n for k = n")
     p.add_argument("--ilp-solver", default="cbc", help="backend of the paper's ILP (default cbc)")
