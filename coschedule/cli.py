@@ -403,6 +403,8 @@ def build_parser() -> argparse.ArgumentParser:
     add_rigid_options(p)
     p.add_argument("--contiguous", action="store_true", help="rigid: contiguous processors (strip packing)")
     p.add_argument("--shelf", action="store_true", help="rigid: the optimal shelf schedule instead of T_OPT(f)")
+    p.add_argument("--best-order", action="store_true",
+                   help="rigid: the best priority order for R-List-0 under the scenario (n <= 9)")
     p.set_defaults(func=cmd_solve)
 
     p = sub.add_parser(

@@ -112,7 +112,12 @@ def solve_rigid(instance: RigidInstance, args: argparse.Namespace) -> int:
     from exact.rigid import solve_rigid_opt, solve_shelf_opt
 
     scenario, how = scenario_from_args(instance, args)
-    if args.shelf:
+    if args.best_order:
+        from exact.rigid_list import solve_list_opt
+
+        res = solve_list_opt(instance, scenario, m=0)
+        what = "best priority order for R-List-0"
+    elif args.shelf:
         res = solve_shelf_opt(instance, scenario, time_limit=args.time_limit, time_unit=args.time_unit)
         what = "optimal shelf schedule"
     else:
@@ -120,7 +125,8 @@ def solve_rigid(instance: RigidInstance, args: argparse.Namespace) -> int:
                               time_limit=args.time_limit, time_unit=args.time_unit)
         what = "T_OPT(f)" + (" (contiguous)" if args.contiguous else "")
     if res.solution is not None:
-        validate_rigid(instance, scenario, res.solution, contiguous=args.contiguous and not args.shelf)
+        validate_rigid(instance, scenario, res.solution,
+                       contiguous=args.contiguous and not (args.shelf or args.best_order))
         if args.output:
             save_schedule(res.solution, args.output, instance=instance, extra={"result": res.to_dict()})
         if args.plot:
