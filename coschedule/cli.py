@@ -207,34 +207,30 @@ def cmd_run(args: argparse.Namespace) -> int:
 def cmd_generate(args: argparse.Namespace) -> int:
     from .generators import random_instance, synthetic_instance
 
+    data: dict[str, Any]
     if args.model == "rigid":
         from .generators import synthetic_rigid
         from .io import rigid_instance_to_dict
 
-        rinst = synthetic_rigid(args.n, args.p, args.seed)
-        data = rigid_instance_to_dict(rinst)
+        data = rigid_instance_to_dict(synthetic_rigid(args.n, args.p, args.seed))
         data["name"] = f"rigid-n{args.n}-P{args.p}-seed{args.seed}"
-        if args.output:
-            save_json(data, args.output)
-            if not args.json:
-                print(f"wrote {args.output}: rigid instance (§5.1), n = {args.n}, P = {args.p}, seed {args.seed}")
-        else:
-            _emit_json(data)
-        return 0
-    if args.model == "synthetic":
-        if not 1 < args.m_inf <= args.m_sup:
-            raise CoscheduleError(f"need 1 < --m-inf <= --m-sup, got {args.m_inf}, {args.m_sup}")
-        if not 0 <= args.f <= 1:
-            raise CoscheduleError(f"--f must be in [0, 1], got {args.f}")
-        inst = synthetic_instance(args.n, args.p, args.seed, m_inf=args.m_inf, m_sup=args.m_sup, f=args.f)
+        what = f"rigid instance (§5.1), n = {args.n}, P = {args.p}"
     else:
-        inst = random_instance(args.n, args.p, args.seed, with_min_procs=args.min_procs, integral=args.integral)
-    data = instance_to_dict(inst)
-    data["name"] = f"{inst.name}-seed{args.seed}"
+        if args.model == "synthetic":
+            if not 1 < args.m_inf <= args.m_sup:
+                raise CoscheduleError(f"need 1 < --m-inf <= --m-sup, got {args.m_inf}, {args.m_sup}")
+            if not 0 <= args.f <= 1:
+                raise CoscheduleError(f"--f must be in [0, 1], got {args.f}")
+            inst = synthetic_instance(args.n, args.p, args.seed, m_inf=args.m_inf, m_sup=args.m_sup, f=args.f)
+        else:
+            inst = random_instance(args.n, args.p, args.seed, with_min_procs=args.min_procs, integral=args.integral)
+        data = instance_to_dict(inst)
+        data["name"] = f"{inst.name}-seed{args.seed}"
+        what = f"{args.model} instance, n = {args.n}, p = {args.p}"
     if args.output:
         save_json(data, args.output)
         if not args.json:
-            print(f"wrote {args.output}: {args.model} instance, n = {args.n}, p = {args.p}, seed {args.seed}")
+            print(f"wrote {args.output}: {what}, seed {args.seed}")
     else:
         _emit_json(data)
     return 0

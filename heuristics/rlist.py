@@ -214,18 +214,27 @@ def _reservation_count(m: int | str, n: int) -> int:
     raise ValueError(f"m must be an integer >= 0 or 'Q', got {m!r}")
 
 
-def _greedy_round(run: _Run, queue: list[int], free: int) -> list[int]:
-    """Backfilling only (m = 0): start, in queue order, every job that fits now."""
+def _fit_in_order(run: _Run, queue: list[int], capacity: int, *, next_fit: bool = False) -> list[int]:
+    """Jobs taken in queue order while they fit in ``capacity`` processors (First-Fit); with
+    ``next_fit`` the scan stops at the first job that does not fit. Shared by R-List's greedy
+    round and R-Shelf's shelf building."""
     procs, job_at = run.procs, run.job_at
-    started = []
+    chosen = []
     for r in queue:
         j = job_at[r]
-        if procs[j] <= free:
-            started.append(j)
-            free -= procs[j]
-            if free == 0:
+        if procs[j] <= capacity:
+            chosen.append(j)
+            capacity -= procs[j]
+            if capacity == 0:
                 break
-    return started
+        elif next_fit:
+            break
+    return chosen
+
+
+def _greedy_round(run: _Run, queue: list[int], free: int) -> list[int]:
+    """Backfilling only (m = 0): start, in queue order, every job that fits now."""
+    return _fit_in_order(run, queue, free)
 
 
 def _reservation_round(

@@ -38,26 +38,15 @@ from coschedule.rng import Seed
 from coschedule.schedule import Schedule
 
 from .priorities import PriorityRule
-from .rlist import _Run, r_list
+from .rlist import _fit_in_order, _Run, r_list
 
 __all__ = ["RIGID_HEURISTICS", "get_rigid_heuristic", "r_shelf", "r_shelf_fill"]
 
 
 def _build_shelf(run: _Run, queue: list[int], backfill: bool) -> list[int]:
     """Jobs of the next shelf, in queue order (Alg. 2's inner loop)."""
-    procs, job_at = run.procs, run.job_at
-    left = run.P
-    shelf = []
-    for r in queue:
-        j = job_at[r]
-        if procs[j] <= left:
-            shelf.append(j)
-            left -= procs[j]
-            if left == 0:
-                break
-        elif not backfill:
-            break  # Next-Fit: close the shelf at the first job that does not fit
-    return shelf
+    # Next-Fit (b = 0) closes the shelf at the first job that does not fit
+    return _fit_in_order(run, queue, run.P, next_fit=not backfill)
 
 
 def _run_shelf(run: _Run, queue: list[int], shelf: list[int], start: float, fill: bool) -> float:
