@@ -9,15 +9,16 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import math
+import os
 import sys
 from collections.abc import Sequence
 from typing import Any
 
 from . import __version__
-from .errors import CoscheduleError, FormatError, InvalidSchedule
+from .cli_campaign import add_campaign_commands
 from .cli_rigid import add_rigid_options, cmd_counterexample, run_rigid, solve_rigid
+from .errors import CoscheduleError, FormatError, InvalidSchedule
 from .io import (
     coschedule_to_dict,
     instance_to_dict,
@@ -26,12 +27,12 @@ from .io import (
     load_instance,
     save_json,
 )
-from .rigid import RigidInstance
 from .model import CoSchedule, MoldableInstance
 from .results import ExactResult, Status
+from .rigid import RigidInstance
 from .validate import validate_coschedule
 
-__all__ = ["main", "build_parser"]
+__all__ = ["build_parser", "main"]
 
 EXIT_INVALID = 1  # a solution that fails verification
 EXIT_USAGE = 2  # bad input
@@ -332,7 +333,7 @@ def _bench_rlist(args: argparse.Namespace, progress: Any) -> int:
         if not args.json:
             target = f"{row.target_ms:g}" if row.target_ms is not None else "-"
             print(f"{row.heuristic:<14} {row.fast_ms:9.4f} {row.reference_ms:10.3f} {row.speedup:8.1f} "
-                  f"{str(row.identical):>9} {target:>7}  {row.backend} ({row.compile_s:.2f} s)", flush=True)
+                  f"{row.identical!s:>9} {target:>7}  {row.backend} ({row.compile_s:.2f} s)", flush=True)
     if args.json:
         _emit_json({"rlist": rows})
     return 0
@@ -377,6 +378,7 @@ def build_parser() -> argparse.ArgumentParser:
         "  coschedule run pack-approx instances/kinp/synthetic-n12-p32.json\n"
         "  coschedule generate synthetic --n 20 --p 32 --seed 7 -o inst.json\n"
         "  coschedule bench kinp --quick\n"
+        "  coschedule simulate campaigns/fig5-tenth.toml && coschedule report fig5-tenth.sqlite\n"
         "see docs/cli.md for every command",
     )
     parser.add_argument("--version", action="version", version=f"coschedule {__version__}")
@@ -531,6 +533,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--quick", action="store_true", help="a small table in about a minute")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_bench)
+
+    add_campaign_commands(sub, _Formatter)
     return parser
 
 
@@ -542,15 +546,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     except CoscheduleError as e:
         print(f"coschedule {args.command}: error: {e}", file=sys.stderr)
         return EXIT_USAGE
-    except OSError as e:
-        print(f"coschedule {args.command}: error: {e.filename or ''}: {e.strerror}", file=sys.stderr)
-        return EXIT_USAGE
     except BrokenPipeError:  # e.g. `coschedule solvers | head -1`: the reader left
         try:
             sys.stdout = open(os.devnull, "w")  # noqa: SIM115 (silence the flush at exit)
         except OSError:
             pass
         return 0
+    except OSError as e:
+        print(f"coschedule {args.command}: error: {e.filename or ''}: {e.strerror}", file=sys.stderr)
+        return EXIT_USAGE
     except KeyboardInterrupt:
         print(f"coschedule {args.command}: interrupted", file=sys.stderr)
         return 130

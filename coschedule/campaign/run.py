@@ -1,0 +1,305 @@
+"""Running a campaign: cells to workers (local processes or a Dask cluster), rows to the store.
+
+The main process walks the grid lazily (:meth:`CampaignSpec.cells`), skips the cells already in
+the database, keeps a bounded number of cells in flight, and writes each result as it arrives.
+A cell's numbers depend only on the cell (its seeds are derived from its values), so the
+backend, the number of workers and the completion order change nothing but the wall time.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import itertools
+import math
+import os
+import sys
+import time
+from collections.abc import Callable, Iterator
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from dataclasses import dataclass
+from typing import Any, TextIO
+
+import numpy as np
+
+from coschedule.errors import SolverUnavailable
+
+from .spec import CampaignSpec, Cell
+from .store import ResultStore
+
+__all__ = ["Progress", "RunSummary", "normalized_lower_bounds", "run_campaign", "simulate_cell"]
+
+
+def normalized_lower_bounds(procs: np.ndarray, times: np.ndarray, P: int, failures: np.ndarray) -> np.ndarray:
+    """``L(f) = max(t_max(f), A(f) / P)`` for each row of ``failures`` (eqs. 5 and 6).
+
+    ``A(f)`` is summed with :func:`math.fsum` (correctly rounded), so the bound is the same on
+    every machine, whatever numpy's summation order.
+    """
+    attempts = failures + 1
+    tmax = (attempts * times).max(axis=1)
+    areas = attempts * (procs * times)
+    A = np.array([math.fsum(row) for row in areas], dtype=float)
+    return np.maximum(tmax, A / P)
+
+
+def simulate_cell(cell: Cell, backend: str = "auto") -> dict[str, Any]:
+    """Simulate one cell on its ``N`` scenarios; the row the store keeps."""
+    from coschedule.rigid import SilentErrors
+    from heuristics.fast import makespans
+
+    t0 = time.perf_counter()
+    inst = cell.instance()
+    model = SilentErrors.from_qbar(inst, cell.qbar)
+    rng = np.random.Generator(np.random.PCG64(np.random.SeedSequence(list(cell.scenario_seed))))
+    failures = model.sample(inst, cell.scenarios, seed=rng)
+    prio_rng = np.random.Generator(np.random.PCG64(np.random.SeedSequence(list(cell.priority_seed))))
+    T = makespans(inst, failures, cell.heuristic, cell.priority, seed=prio_rng, backend=backend)
+    L = normalized_lower_bounds(inst.procs, inst.times, inst.P, failures)
+    ratio = T / L
+    row: dict[str, Any] = {
+        "id": cell.id,
+        "source": cell.source,
+        "instance": cell.instance_key,
+        "n": inst.n,
+        "P": inst.P,
+        "P_grid": cell.P_grid,
+        "qbar": cell.qbar,
+        "heuristic": cell.heuristic,
+        "priority": cell.priority,
+        "scenarios": cell.scenarios,
+        "seed": "[" + ",".join(str(s) for s in cell.scenario_seed) + "]",
+        "mean_ratio": float(np.mean(ratio)),
+        "std_ratio": float(np.std(ratio)),
+        "min_ratio": float(np.min(ratio)),
+        "max_ratio": float(np.max(ratio)),
+        "mean_makespan": float(np.mean(T)),
+        "mean_lb": float(np.mean(L)),
+        "mean_failures": float(np.mean(failures.sum(axis=1))),
+        "seconds": time.perf_counter() - t0,
+    }
+    if cell.keep:
+        row["makespans"] = T
+        row["lower_bounds"] = L
+    return row
+
+
+# ------------------------------------------------------------------------------ progress
+
+
+class Progress:
+    """A one-line progress bar with rate and ETA on a terminal; silent otherwise."""
+
+    def __init__(self, total: int, done: int, enabled: bool, stream: TextIO | None = None,
+                 unit: str = "cells", interval: float = 0.25):
+        self.total = total
+        self.start_done = done
+        self.done = done
+        self.enabled = enabled
+        self.stream = stream or sys.stderr
+        self.unit = unit
+        self.interval = interval
+        self.t0 = time.monotonic()
+        self.last = 0.0
+
+    def update(self, k: int = 1) -> None:
+        self.done += k
+        now = time.monotonic()
+        if self.enabled and (now - self.last >= self.interval or self.done >= self.total):
+            self.last = now
+            self.stream.write("\r" + self.line(now) + "\x1b[K")
+            self.stream.flush()
+
+    def line(self, now: float | None = None) -> str:
+        now = time.monotonic() if now is None else now
+        elapsed = max(now - self.t0, 1e-9)
+        new = self.done - self.start_done
+        rate = new / elapsed
+        left = self.total - self.done
+        eta = _clock(left / rate) if rate > 0 else "?"
+        width = 28
+        fill = int(width * self.done / self.total) if self.total else width
+        return (f"[{'#' * fill}{'.' * (width - fill)}] {self.done}/{self.total} {self.unit} "
+                f"{rate:.2f}/s elapsed {_clock(elapsed)} ETA {eta}")
+
+    def close(self) -> None:
+        if self.enabled:
+            self.stream.write("\n")
+            self.stream.flush()
+
+
+def _clock(seconds: float) -> str:
+    s = round(seconds)
+    h, rem = divmod(s, 3600)
+    m, s = divmod(rem, 60)
+    return f"{h}:{m:02d}:{s:02d}" if h else f"{m}:{s:02d}"
+
+
+# ---------------------------------------------------------------------------------- running
+
+
+@dataclass
+class RunSummary:
+    db: str
+    cells: int  # in the grid
+    skipped: int  # already in the database
+    computed: int  # by this run
+    seconds: float  # wall time of this run
+    backend: str
+    workers: int
+    peak_rss_mb: float | None = None  # this process
+    worker_peak_rss_mb: float | None = None  # the largest local worker process
+
+    def to_dict(self) -> dict[str, Any]:
+        return dict(self.__dict__)
+
+
+def _todo(spec: CampaignSpec, store: ResultStore, skipped: list[int]) -> Iterator[Cell]:
+    for cell in spec.cells():
+        if store.has(cell.id):
+            skipped[0] += 1
+            continue
+        yield cell
+
+
+def run_campaign(
+    spec: CampaignSpec,
+    db: str,
+    *,
+    workers: int | None = None,
+    dask: str | Any | None = None,
+    progress: bool = False,
+    backend: str = "auto",
+    on_row: Callable[[dict[str, Any]], None] | None = None,
+    max_cells: int | None = None,
+) -> RunSummary:
+    """Run (or resume) ``spec`` into the SQLite file ``db``.
+
+    Parameters
+    ----------
+    workers
+        Local worker processes (default: every core); 1 runs the cells in this process.
+    dask
+        The address of a running Dask scheduler (``tcp://host:port``), or a
+        ``distributed.Client``; the cells then run on its workers (``workers`` is ignored).
+    progress
+        Draw a progress bar on stderr.
+    backend
+        Passed to :func:`heuristics.fast.makespans` (the numbers do not depend on it).
+    max_cells
+        Stop after computing this many cells (the rest stays for a later run; for tests).
+    """
+    spec = spec.normalized()
+    spec.check()
+    with ResultStore.create_or_resume(db, spec) as store:
+        total = spec.n_cells()
+        done_before = store.count()
+        bar = Progress(total, done_before, enabled=progress)
+        skipped = [0]
+        todo: Iterator[Cell] = _todo(spec, store, skipped)
+        if max_cells is not None:
+            todo = _take(todo, max_cells)
+        computed = [0]
+
+        def record(row: dict[str, Any]) -> None:
+            store.add(row)
+            computed[0] += 1
+            bar.update()
+            if on_row is not None:
+                on_row(row)
+
+        t0 = time.perf_counter()
+        try:
+            if dask is not None:
+                name, nworkers = "dask", _run_dask(todo, dask, backend, record)
+            else:
+                nworkers = workers or os.cpu_count() or 1
+                name = "local"
+                if nworkers == 1:
+                    for cell in todo:
+                        record(simulate_cell(cell, backend))
+                else:
+                    _run_pool(todo, nworkers, backend, record)
+        finally:
+            bar.close()
+        return RunSummary(db, total, skipped[0], computed[0], time.perf_counter() - t0, name, nworkers,
+                          *_peak_rss_mb())
+
+
+def _take(it: Iterator[Cell], k: int) -> Iterator[Cell]:
+    """The next ``k`` cells of ``it``, pulling no more than ``k`` from it."""
+    return itertools.islice(it, k)
+
+
+def _run_pool(todo: Iterator[Cell], workers: int, backend: str, record: Callable[[dict[str, Any]], None]) -> None:
+    import multiprocessing as mp
+
+    limit = 2 * workers + 2  # cells in flight: enough to keep every worker busy, few to lose
+    ex = ProcessPoolExecutor(max_workers=workers, mp_context=mp.get_context("spawn"))
+    try:
+        pending: set[Future[dict[str, Any]]] = set()
+        exhausted = False
+        while True:
+            while not exhausted and len(pending) < limit:
+                cell = next(todo, None)
+                if cell is None:
+                    exhausted = True
+                else:
+                    pending.add(ex.submit(simulate_cell, cell, backend))
+            if not pending:
+                break
+            finished, pending = wait(pending, return_when=FIRST_COMPLETED)
+            for fut in finished:
+                record(fut.result())
+    except BaseException:
+        ex.shutdown(wait=False, cancel_futures=True)
+        _terminate(ex)
+        raise
+    ex.shutdown(wait=True)
+
+
+def _terminate(ex: ProcessPoolExecutor) -> None:
+    """Stop the workers now (on Ctrl-C or an error): their cells are lost, nothing else."""
+    procs = getattr(ex, "_processes", None) or {}
+    for p in list(procs.values()):
+        with contextlib.suppress(OSError, ValueError):  # already gone
+            p.terminate()
+
+
+def _run_dask(todo: Iterator[Cell], dask: str | Any, backend: str, record: Callable[[dict[str, Any]], None]) -> int:
+    try:
+        from distributed import Client, as_completed
+    except ImportError:
+        raise SolverUnavailable("--dask needs dask.distributed: pip install 'coschedule[dask]'") from None
+    own = isinstance(dask, str)
+    client: Any
+    try:
+        client = Client(dask, timeout="10s") if own else dask
+    except (OSError, TimeoutError) as e:
+        raise SolverUnavailable(f"cannot reach the Dask scheduler at {dask}: {e}") from None
+    try:
+        nworkers = max(1, sum(w.get("nthreads", 1) for w in client.scheduler_info()["workers"].values()))
+        limit = 2 * nworkers + 2
+        first = [client.submit(simulate_cell, c, backend, pure=False) for c in _take(todo, limit)]
+        queue = as_completed(first)
+        for fut in queue:
+            row = fut.result()
+            fut.release()
+            record(row)
+            nxt = next(todo, None)
+            if nxt is not None:
+                queue.add(client.submit(simulate_cell, nxt, backend, pure=False))
+        return nworkers
+    finally:
+        if own:
+            client.close()
+
+
+def _peak_rss_mb() -> tuple[float | None, float | None]:
+    """Peak resident memory of this process and of its largest finished child, in MiB (Linux)."""
+    try:
+        import resource
+    except ImportError:  # pragma: no cover - not POSIX
+        return None, None
+    me = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    kids = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    return round(me / 1024, 1), (round(kids / 1024, 1) if kids else None)

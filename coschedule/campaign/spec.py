@@ -1,0 +1,644 @@
+"""Campaign specifications: the grid, its sources of instances, and its cells.
+
+A campaign is the product
+
+    instances (from sources) x heuristics x priorities x parameters (qbar, P) x N scenarios
+
+declared in a TOML file (or by ``coschedule simulate`` flags, which build the same
+:class:`CampaignSpec`). Every cell of the grid (one instance, one heuristic, one priority, one
+value of each parameter) is simulated on ``N`` failure scenarios and gives one row of results.
+
+Everything random in a cell comes from seeds derived from the campaign's ``seed`` and the cell's
+*values* (never its position in the grid, the worker that runs it, or the time), through
+:class:`numpy.random.SeedSequence`:
+
+* a synthetic job set: ``(seed, crc32(source name), set index)``;
+* the failure scenarios: ``(seed, crc32(instance key), qbar in units of 1e-9)`` -- the same
+  scenarios for every heuristic, priority and platform size ``P`` (common random numbers, as
+  §5.1 of ``resilient-rigid-jobs.md`` evaluates every heuristic on the same 1000 scenarios);
+* the RANDOM priority order: ``(seed, crc32(instance key), RANDOM_STREAM)``.
+
+So adding a value of ``qbar`` to a grid, or running it on another machine, with another number of
+workers or on a Dask cluster, leaves every existing cell's numbers unchanged.
+"""
+
+from __future__ import annotations
+
+import glob
+import hashlib
+import itertools
+import json
+import math
+import os
+import tomllib
+import zlib
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field, fields
+from functools import cached_property
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from coschedule.errors import CoscheduleError, FormatError, InvalidInstance, unknown_name
+from coschedule.rigid import RigidInstance, RigidJob, SilentErrors
+
+__all__ = [
+    "SPEC_FORMAT",
+    "CampaignError",
+    "CampaignSpec",
+    "Cell",
+    "FilesSource",
+    "InstanceRef",
+    "SyntheticSource",
+    "TraceSource",
+    "load_spec",
+    "parse_values",
+]
+
+#: ``format`` written in the database's metadata, with the spec
+SPEC_FORMAT = "coschedule/campaign-spec"
+SPEC_VERSION = 1
+#: the key of the RANDOM priority's seed stream (any constant distinct from qbar keys)
+RANDOM_STREAM = 0x5EED_0F_0DE5
+#: default cap on the expected number of failures per scenario (see CampaignSpec.max_failures)
+DEFAULT_MAX_FAILURES = 1e6
+
+
+class CampaignError(CoscheduleError, ValueError):
+    """A campaign cannot start: bad spec, unreadable source, a database of another spec."""
+
+
+def _crc(text: str) -> int:
+    return zlib.crc32(text.encode("utf-8"))
+
+
+def qbar_key(qbar: float) -> int:
+    """``qbar`` in integer units of 1e-9: the value that seeds the scenarios (exact, portable)."""
+    return round(qbar * 1e9)
+
+
+# ----------------------------------------------------------------------------------- sources
+
+
+@dataclass(frozen=True)
+class InstanceRef:
+    """One instance of a campaign: its stable key, its source and the jobs."""
+
+    key: str
+    source: str
+    instance: RigidInstance
+
+
+@dataclass(frozen=True)
+class SyntheticSource:
+    """``sets`` job sets of §5.1: ``n`` jobs, ``p_j`` uniform in ``procs``, ``t_j`` in ``times``.
+
+    The jobs do not depend on ``P`` (the grid's ``P`` values re-platform the same sets, as
+    Fig. 4(b) and Fig. 6 vary ``P`` over the same 30 sets); ``P`` is the platform size when the
+    grid gives none.
+    """
+
+    sets: int = 30
+    n: int = 100
+    procs: tuple[int, int] = (50, 2000)
+    times: tuple[float, float] = (100.0, 20000.0)
+    P: int = 10000
+    name: str = "synthetic"
+    kind: str = field(default="synthetic", init=False)
+
+    def check(self) -> None:
+        if self.sets < 1 or self.n < 1:
+            raise CampaignError(f"source {self.name!r}: sets and n must be >= 1")
+        lo, hi = self.procs
+        if not 1 <= lo <= hi:
+            raise CampaignError(f"source {self.name!r}: need 1 <= procs[0] <= procs[1], got {list(self.procs)}")
+        tlo, thi = self.times
+        if not 0 < tlo <= thi < math.inf:
+            raise CampaignError(f"source {self.name!r}: need 0 < times[0] <= times[1], got {list(self.times)}")
+        if self.P < hi:
+            raise CampaignError(f"source {self.name!r}: P = {self.P} is smaller than procs[1] = {hi}")
+
+    def instances(self, seed: int) -> Iterator[InstanceRef]:
+        lo, hi = self.procs
+        for k in range(self.sets):
+            rng = np.random.Generator(np.random.PCG64(np.random.SeedSequence([seed, _crc(self.name), k])))
+            p = rng.integers(lo, hi, endpoint=True, size=self.n)
+            t = rng.uniform(self.times[0], self.times[1], size=self.n)
+            jobs = tuple(RigidJob(int(pj), float(tj), name=f"J{j}") for j, (pj, tj) in enumerate(zip(p, t)))
+            key = f"{self.name}#{k}"
+            yield InstanceRef(key, self.name, RigidInstance(jobs, self.P, name=key))
+
+    def size(self) -> int:
+        return self.sets
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"kind": self.kind, "name": self.name, "sets": self.sets, "n": self.n,
+                "procs": list(self.procs), "times": list(self.times), "P": self.P}
+
+
+@dataclass(frozen=True)
+class FilesSource:
+    """Rigid-instance JSON files (glob patterns, relative to the spec file's folder)."""
+
+    paths: tuple[str, ...]
+    name: str = "files"
+    base: str = field(default=".", compare=False)
+    kind: str = field(default="files", init=False)
+
+    @cached_property
+    def files(self) -> tuple[tuple[str, str], ...]:
+        """``(path as found relative to base, path to open)`` for every matching file."""
+        out: list[tuple[str, str]] = []
+        for pattern in self.paths:
+            full = _resolve(pattern, self.base)
+            hits = sorted(glob.glob(full))
+            if not hits:
+                raise CampaignError(f"source {self.name!r}: no file matches {pattern!r}")
+            out.extend((_relative(h, self.base), h) for h in hits)
+        return tuple(out)
+
+    def check(self) -> None:
+        for _ in self.instances(0):
+            pass
+
+    def instances(self, seed: int) -> Iterator[InstanceRef]:
+        from coschedule.io import load_rigid_instance
+
+        for rel, path in self.files:
+            try:
+                inst = load_rigid_instance(path)
+            except (FormatError, InvalidInstance) as e:
+                raise CampaignError(f"source {self.name!r}: {e}") from None
+            except OSError as e:
+                raise CampaignError(f"source {self.name!r}: {path}: {e.strerror}") from None
+            yield InstanceRef(f"file:{rel}", self.name, inst)
+
+    def size(self) -> int:
+        return len(self.files)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"kind": self.kind, "name": self.name, "paths": list(self.paths)}
+
+
+@dataclass(frozen=True)
+class TraceSource:
+    """Day-sets of an SWF trace: the jobs submitted on each calendar day (Table 1 protocol).
+
+    ``P`` defaults to the machine size of the trace's header; ``days`` caps the number of sets
+    (from ``first_day`` on), ``min_jobs`` skips quieter days, and ``max_area_ratio`` skips the
+    days where some job's area exceeds that many times the day's mean area: under the §5.1
+    error model such a job fails with probability ``1 - (1 - qbar)^ratio`` (``1 - 6e-8`` for a
+    ratio of 158 at ``qbar = 0.1``), i.e. tens of millions of re-executions per scenario.
+    """
+
+    path: str
+    days: int | None = None
+    first_day: int = 0
+    min_jobs: int = 1
+    P: int | None = None
+    max_area_ratio: float | None = None
+    name: str = ""
+    base: str = field(default=".", compare=False)
+    kind: str = field(default="swf", init=False)
+
+    def __post_init__(self) -> None:
+        if not self.name:
+            object.__setattr__(self, "name", Path(self.path).name.split(".swf")[0])
+
+    @cached_property
+    def _sets(self) -> tuple[InstanceRef, ...]:
+        from coschedule.swf import day_sets, read_swf
+
+        try:
+            trace = read_swf(_resolve(self.path, self.base))
+            sets = day_sets(trace, P=self.P, min_jobs=self.min_jobs, days=None, first_day=self.first_day)
+            kept = (d for d in sets if self.max_area_ratio is None or area_ratio(d.instance) <= self.max_area_ratio)
+            refs = tuple(InstanceRef(f"swf:{self.name}:day{d.day:03d}", self.name, d.instance)
+                         for d in itertools.islice(kept, self.days))
+        except (FormatError, InvalidInstance) as e:
+            raise CampaignError(f"source {self.name!r}: {e}") from None
+        if not refs:
+            raise CampaignError(f"source {self.name!r}: no day with at least {self.min_jobs} jobs")
+        return refs
+
+    def check(self) -> None:
+        if self.min_jobs < 1 or self.first_day < 0 or (self.days is not None and self.days < 1):
+            raise CampaignError(f"source {self.name!r}: need min_jobs >= 1, first_day >= 0, days >= 1")
+        if self.max_area_ratio is not None and not self.max_area_ratio >= 1:
+            raise CampaignError(f"source {self.name!r}: max_area_ratio must be >= 1, got {self.max_area_ratio!r}")
+        self._sets  # noqa: B018 (parses the trace)
+
+    def instances(self, seed: int) -> Iterator[InstanceRef]:
+        return iter(self._sets)
+
+    def size(self) -> int:
+        return len(self._sets)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"kind": self.kind, "name": self.name, "path": self.path, "days": self.days,
+                "first_day": self.first_day, "min_jobs": self.min_jobs, "P": self.P,
+                "max_area_ratio": self.max_area_ratio}
+
+
+def area_ratio(instance: RigidInstance) -> float:
+    """``max_j a_j / mean_j a_j``: how skewed the job areas are (1 when all equal)."""
+    a = instance.areas
+    return float(a.max() / a.mean())
+
+
+Source = SyntheticSource | FilesSource | TraceSource
+
+
+# --------------------------------------------------------------------------------------- cells
+
+
+@dataclass(frozen=True)
+class Cell:
+    """One point of the grid: everything a worker needs, and nothing it must look up."""
+
+    id: str
+    source: str
+    instance_key: str
+    procs: np.ndarray
+    times: np.ndarray
+    P: int
+    P_grid: int | None
+    qbar: float
+    heuristic: str
+    priority: str
+    scenarios: int
+    scenario_seed: tuple[int, ...]
+    priority_seed: tuple[int, ...]
+    keep: bool
+
+    def instance(self) -> RigidInstance:
+        jobs = tuple(RigidJob(int(p), float(t), name=f"J{j}") for j, (p, t) in enumerate(zip(self.procs, self.times)))
+        return RigidInstance(jobs, self.P, name=self.instance_key)
+
+
+def cell_id(instance_key: str, P_grid: int | None, qbar: float, heuristic: str, priority: str) -> str:
+    """The cell's primary key in the database: its values, never its position."""
+    return f"{instance_key}|P={P_grid if P_grid is not None else '-'}|q={qbar_key(qbar)}|{heuristic}|{priority}"
+
+
+# ---------------------------------------------------------------------------------------- spec
+
+
+def _heuristic_names() -> tuple[str, ...]:
+    from heuristics.fast import FAST_HEURISTICS
+
+    return FAST_HEURISTICS
+
+
+def _priority_names() -> tuple[str, ...]:
+    from heuristics.priorities import PRIORITIES
+
+    return tuple(PRIORITIES)
+
+
+@dataclass(frozen=True)
+class CampaignSpec:
+    """A campaign's grid; its :meth:`digest` identifies the database it writes.
+
+    ``P`` empty means each instance's own platform size; ``max_failures`` refuses (before any
+    work) a grid where some instance and ``qbar`` expect more failures per scenario than this:
+    with very skewed job areas, ``q_j = 1 - (1 - qbar)^(a_j / abar)`` approaches 1 and one
+    scenario could hold billions of re-executions.
+    """
+
+    sources: tuple[Source, ...]
+    heuristics: tuple[str, ...]
+    priorities: tuple[str, ...] = ("LPT",)
+    qbar: tuple[float, ...] = (0.0,)
+    P: tuple[int, ...] = ()
+    scenarios: int = 1000
+    seed: int = 0
+    name: str = "campaign"
+    keep_makespans: bool = False
+    max_failures: float = DEFAULT_MAX_FAILURES
+
+    # ------------------------------------------------------------------ normalisation, checks
+
+    def normalized(self) -> CampaignSpec:
+        """Canonical names (``r-list-0``, ``LPT``), sorted unique parameter values."""
+        hs = _heuristic_names()
+        heur = []
+        for h in self.heuristics:
+            if not isinstance(h, str) or h.lower() not in hs:
+                raise CampaignError(str(unknown_name("heuristic", str(h), hs)))
+            heur.append(h.lower())
+        ps = _priority_names()
+        prio = []
+        for p in self.priorities:
+            if not isinstance(p, str) or p.upper() not in ps:
+                raise CampaignError(str(unknown_name("priority", str(p), ps)))
+            prio.append(p.upper())
+        for q in self.qbar:
+            if isinstance(q, bool) or not isinstance(q, (int, float)) or not 0 <= q < 1:
+                raise CampaignError(f"qbar must be in [0, 1), got {q!r}")
+        for P in self.P:
+            if isinstance(P, bool) or not isinstance(P, int) or P < 1:
+                raise CampaignError(f"P must be a positive integer, got {P!r}")
+        if isinstance(self.scenarios, bool) or not isinstance(self.scenarios, int) or self.scenarios < 1:
+            raise CampaignError(f"scenarios must be a positive integer, got {self.scenarios!r}")
+        if isinstance(self.seed, bool) or not isinstance(self.seed, int) or self.seed < 0:
+            raise CampaignError(f"seed must be an integer >= 0, got {self.seed!r}")
+        if not (self.max_failures > 0):
+            raise CampaignError(f"max_failures must be > 0, got {self.max_failures!r}")
+        if not self.sources:
+            raise CampaignError("the campaign has no instance source (synthetic, files or swf)")
+        if not heur or not prio or not self.qbar:
+            raise CampaignError("the campaign needs at least one heuristic, one priority and one qbar")
+        names = [s.name for s in self.sources]
+        dup = {n for n in names if names.count(n) > 1}
+        if dup:
+            raise CampaignError(f"two sources are named {min(dup)!r}; give them distinct names")
+        return CampaignSpec(
+            sources=tuple(self.sources),
+            heuristics=tuple(dict.fromkeys(heur)),
+            priorities=tuple(dict.fromkeys(prio)),
+            qbar=tuple(sorted({float(q) for q in self.qbar})),
+            P=tuple(sorted({int(P) for P in self.P})),
+            scenarios=self.scenarios,
+            seed=self.seed,
+            name=self.name,
+            keep_makespans=bool(self.keep_makespans),
+            max_failures=float(self.max_failures),
+        )
+
+    def check(self) -> None:
+        """Everything that can go wrong before the first cell: sources parse, jobs fit every
+        ``P`` of the grid, no instance expects more than ``max_failures`` failures."""
+        for src in self.sources:
+            src.check()
+        for ref in self.instances():
+            inst = ref.instance
+            widest = int(inst.procs.max())
+            for P in self.P:
+                if widest > P:
+                    j = int(np.argmax(inst.procs))
+                    raise CampaignError(f"{ref.key}: {inst.job_label(j)} needs {widest} processors, more than P = {P}")
+            for q in self.qbar:
+                expected = expected_failures(inst, q)
+                if expected > self.max_failures:
+                    raise CampaignError(
+                        f"{ref.key}: qbar = {q:g} expects {expected:.3g} failures per scenario "
+                        f"(max_failures = {self.max_failures:.3g}; its job areas are very skewed); "
+                        "lower qbar, drop the instance, or raise max_failures"
+                    )
+
+    # ------------------------------------------------------------------------ the grid
+
+    def instances(self) -> Iterator[InstanceRef]:
+        for src in self.sources:
+            yield from src.instances(self.seed)
+
+    def n_instances(self) -> int:
+        return sum(src.size() for src in self.sources)
+
+    @property
+    def platforms(self) -> tuple[int | None, ...]:
+        return self.P if self.P else (None,)
+
+    def n_cells(self) -> int:
+        return self.n_instances() * len(self.heuristics) * len(self.priorities) * len(self.qbar) * len(self.platforms)
+
+    def cells(self) -> Iterator[Cell]:
+        """The grid, lazily, the costliest cells first (high ``qbar``, R-List-Q) so that the
+        workers finish together; instances are regenerated for each ``qbar`` (cheap), never
+        all held in memory."""
+        cost = {"r-list-q": 0, "r-list-1": 1, "r-list-0": 2}
+        heur = sorted(self.heuristics, key=lambda h: cost.get(h, 3))
+        for q in sorted(self.qbar, reverse=True):
+            for h in heur:
+                for ref in self.instances():
+                    inst = ref.instance
+                    sseed = (self.seed, _crc(ref.key), qbar_key(q))
+                    pseed = (self.seed, _crc(ref.key), RANDOM_STREAM)
+                    for P_grid in self.platforms:
+                        P = inst.P if P_grid is None else P_grid
+                        for prio in self.priorities:
+                            yield Cell(
+                                id=cell_id(ref.key, P_grid, q, h, prio),
+                                source=ref.source,
+                                instance_key=ref.key,
+                                procs=inst.procs,
+                                times=inst.times,
+                                P=P,
+                                P_grid=P_grid,
+                                qbar=q,
+                                heuristic=h,
+                                priority=prio,
+                                scenarios=self.scenarios,
+                                scenario_seed=sseed,
+                                priority_seed=pseed,
+                                keep=self.keep_makespans,
+                            )
+
+    # ---------------------------------------------------------------------- identity
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "format": SPEC_FORMAT,
+            "version": SPEC_VERSION,
+            "name": self.name,
+            "seed": self.seed,
+            "scenarios": self.scenarios,
+            "heuristics": list(self.heuristics),
+            "priorities": list(self.priorities),
+            "qbar": list(self.qbar),
+            "P": list(self.P),
+            "keep_makespans": self.keep_makespans,
+            "max_failures": self.max_failures,
+            "sources": [s.to_dict() for s in self.sources],
+        }
+
+    def digest(self) -> str:
+        """SHA-256 of the canonical spec (what the numbers depend on; not the name)."""
+        d = self.to_dict()
+        d.pop("name")
+        text = json.dumps(d, sort_keys=True, separators=(",", ":"))
+        return hashlib.sha256(text.encode()).hexdigest()
+
+
+def expected_failures(instance: RigidInstance, qbar: float) -> float:
+    """``sum_j q_j / (1 - q_j)``: the expected number of failures of one scenario."""
+    if qbar == 0:
+        return 0.0
+    lam = SilentErrors.from_qbar(instance, qbar).lam
+    x = lam * instance.areas
+    with np.errstate(over="ignore"):
+        return float(np.sum(np.expm1(x)))  # q / (1 - q) = e^x - 1
+
+
+# ------------------------------------------------------------------------------- parsing
+
+
+def parse_values(text: str, kind: type, what: str) -> tuple[Any, ...]:
+    """``"0,0.1,0.3"`` or a range ``"START:STOP:STEP"`` (both ends included)."""
+    try:
+        if ":" in text:
+            parts = text.split(":")
+            if len(parts) != 3:
+                raise ValueError
+            start, stop, step = (float(x) for x in parts)
+            if step <= 0 or stop < start:
+                raise ValueError
+            count = math.floor((stop - start) / step + 1e-9) + 1
+            vals = [start + i * step for i in range(count)]
+            if kind is int:
+                return tuple(round(v) for v in vals)
+            return tuple(round(v, 12) for v in vals)
+        out: list[Any] = []
+        for item in text.split(","):
+            item = item.strip()
+            if kind is int:
+                out.append(int(item))
+            else:
+                out.append(float(item))
+        return tuple(out)
+    except ValueError:
+        raise CampaignError(
+            f"{what}: expected a comma-separated list or START:STOP:STEP, got {text!r}"
+        ) from None
+
+
+def _expect(obj: dict[str, Any], key: str, kinds: type | tuple[type, ...], where: str) -> Any:
+    value = obj[key]
+    if isinstance(value, bool) and bool not in (kinds if isinstance(kinds, tuple) else (kinds,)):
+        raise CampaignError(f"{where}: {key} must be {_kind_name(kinds)}, got {value!r}")
+    if not isinstance(value, kinds):
+        raise CampaignError(f"{where}: {key} must be {_kind_name(kinds)}, got {value!r}")
+    return value
+
+
+def _kind_name(kinds: type | tuple[type, ...]) -> str:
+    ks = kinds if isinstance(kinds, tuple) else (kinds,)
+    return " or ".join({int: "an integer", float: "a number", str: "a string", list: "a list",
+                        bool: "true or false", dict: "a table"}.get(k, k.__name__) for k in ks)
+
+
+def _source_from_dict(obj: Any, where: str, base: Path) -> Source:
+    if not isinstance(obj, dict):
+        raise CampaignError(f"{where}: a source must be a table")
+    kind = obj.get("kind")
+    allowed = {
+        "synthetic": {"kind", "name", "sets", "n", "procs", "times", "P"},
+        "files": {"kind", "name", "paths"},
+        "swf": {"kind", "name", "path", "days", "first_day", "min_jobs", "P", "max_area_ratio"},
+    }
+    if kind not in allowed:
+        raise CampaignError(f"{where}: kind must be one of synthetic, files, swf; got {kind!r}")
+    extra = set(obj) - allowed[kind]
+    if extra:
+        raise CampaignError(f"{where}: unknown key {min(extra)!r} for a {kind} source")
+    kw: dict[str, Any] = {}
+    for key in obj:
+        if key == "kind":
+            continue
+        if key in ("sets", "n", "P", "days", "first_day", "min_jobs"):
+            kw[key] = _expect(obj, key, int, where)
+        elif key == "max_area_ratio":
+            kw[key] = float(_expect(obj, key, (int, float), where))
+        elif key in ("procs", "times"):
+            val = _expect(obj, key, list, where)
+            if len(val) != 2 or not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in val):
+                raise CampaignError(f"{where}: {key} must be [low, high], got {val!r}")
+            kw[key] = (int(val[0]), int(val[1])) if key == "procs" else (float(val[0]), float(val[1]))
+        elif key == "paths":
+            val = _expect(obj, key, list, where)
+            if not val or not all(isinstance(v, str) for v in val):
+                raise CampaignError(f"{where}: paths must be a non-empty list of strings")
+            kw[key] = tuple(val)
+        elif key == "path":
+            kw[key] = _expect(obj, key, str, where)
+        else:
+            kw[key] = _expect(obj, key, str, where)
+    if kind == "synthetic":
+        return SyntheticSource(**kw)
+    kw["base"] = str(base)
+    if kind == "files":
+        if "paths" not in kw:
+            raise CampaignError(f"{where}: a files source needs paths")
+        return FilesSource(**kw)
+    if "path" not in kw:
+        raise CampaignError(f"{where}: an swf source needs path")
+    return TraceSource(**kw)
+
+
+def _resolve(path: str, base: str | Path) -> str:
+    """``path`` (``~`` expanded) relative to ``base`` unless absolute."""
+    p = Path(os.path.expanduser(path))
+    return str(p if p.is_absolute() else Path(base) / p)
+
+
+def _relative(path: str, base: str | Path) -> str:
+    """``path`` relative to ``base`` when inside it (keys must not depend on where the repo is)."""
+    try:
+        return Path(path).resolve().relative_to(Path(base).resolve()).as_posix()
+    except ValueError:
+        return Path(path).as_posix()
+
+
+def spec_from_dict(data: Any, where: str = "spec", base: str | Path = ".") -> CampaignSpec:
+    """A :class:`CampaignSpec` from the TOML table (``[[source]]`` tables for the sources)."""
+    if not isinstance(data, dict):
+        raise CampaignError(f"{where}: expected a table")
+    known = {f.name for f in fields(CampaignSpec)} | {"source"}
+    known.discard("sources")
+    extra = set(data) - known
+    if extra:
+        raise CampaignError(f"{where}: unknown key {min(extra)!r}; valid: {', '.join(sorted(known))}")
+    kw: dict[str, Any] = {}
+    for key in ("heuristics", "priorities", "qbar", "P"):
+        if key in data:
+            val = data[key]
+            if isinstance(val, (int, float, str)) and not isinstance(val, bool):
+                val = [val]
+            if not isinstance(val, list):
+                raise CampaignError(f"{where}: {key} must be a list")
+            kw[key] = tuple(val)
+    for key, kind in (("scenarios", int), ("seed", int), ("name", str), ("keep_makespans", bool),
+                      ("max_failures", (int, float))):
+        if key in data:
+            kw[key] = _expect(data, key, kind, where)
+    srcs = data.get("source", [])
+    if isinstance(srcs, dict):
+        srcs = [srcs]
+    if not isinstance(srcs, list):
+        raise CampaignError(f"{where}: source must be an array of tables ([[source]])")
+    kw["sources"] = tuple(_source_from_dict(s, f"{where}: source[{i}]", Path(base)) for i, s in enumerate(srcs))
+    kw.setdefault("heuristics", ())
+    return CampaignSpec(**kw)
+
+
+def load_spec(path: str | Path) -> CampaignSpec:
+    """Read a campaign TOML file; relative paths in it are relative to its folder."""
+    p = Path(path)
+    try:
+        text = p.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise CampaignError(f"{p}: no such file") from None
+    except OSError as e:
+        raise CampaignError(f"{p}: {e.strerror}") from None
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as e:
+        raise CampaignError(f"{p}: not valid TOML: {e}") from None
+    spec = spec_from_dict(data, where=str(p), base=p.parent)
+    if "name" not in data:
+        spec = CampaignSpec(**{**_kwargs(spec), "name": p.stem})
+    return spec
+
+
+def _kwargs(spec: CampaignSpec) -> dict[str, Any]:
+    return {f.name: getattr(spec, f.name) for f in fields(CampaignSpec)}
+
+
+def replace_spec(spec: CampaignSpec, **changes: Any) -> CampaignSpec:
+    return CampaignSpec(**{**_kwargs(spec), **changes})
+
+
+def describe_sources(sources: Sequence[Source]) -> str:
+    return ", ".join(f"{s.name} ({s.kind}, {s.size()} sets)" for s in sources)

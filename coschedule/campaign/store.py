@@ -1,0 +1,196 @@
+"""The results database of a campaign: one SQLite file, one row per completed cell.
+
+Rows are written and committed one by one as cells complete (WAL journal), so a campaign
+killed at any moment (Ctrl-C, SIGKILL, power cut) keeps every committed cell and leaves a
+consistent file; running it again skips the cells already there. The file also keeps the spec
+it was made for (``meta`` table): a different spec is refused before any work.
+
+Tables
+------
+``meta(key, value)``
+    ``format``, ``version``, ``spec`` (canonical JSON), ``digest`` (its SHA-256), ``created``.
+``cells``
+    One row per cell: ``id`` (primary key, from the cell's values), ``source``, ``instance``,
+    ``n``, ``P`` (the platform size used), ``P_grid`` (the grid's value, NULL for the instance's
+    own), ``qbar``, ``heuristic``, ``priority``, ``scenarios``, ``seed`` (the scenario seed, as
+    a JSON list), then over the scenarios: ``mean_ratio``, ``std_ratio``, ``min_ratio``,
+    ``max_ratio`` (makespan / L(f)), ``mean_makespan``, ``mean_lb`` (mean of L(f)),
+    ``mean_failures`` (failures per scenario), ``seconds`` (compute time), and with
+    ``keep_makespans`` the arrays ``makespans`` and ``lower_bounds`` (little-endian float64 blobs).
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any, Self
+
+import numpy as np
+
+from .spec import SPEC_FORMAT, CampaignError, CampaignSpec
+
+__all__ = ["COLUMNS", "DB_FORMAT", "ResultStore"]
+
+DB_FORMAT = "coschedule/campaign-results"
+DB_VERSION = 1
+
+#: the scalar columns of ``cells``, in order (the blobs follow)
+COLUMNS = (
+    "id", "source", "instance", "n", "P", "P_grid", "qbar", "heuristic", "priority", "scenarios",
+    "seed", "mean_ratio", "std_ratio", "min_ratio", "max_ratio", "mean_makespan", "mean_lb",
+    "mean_failures", "seconds",
+)
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS cells (
+    id TEXT PRIMARY KEY,
+    source TEXT NOT NULL, instance TEXT NOT NULL, n INTEGER NOT NULL,
+    P INTEGER NOT NULL, P_grid INTEGER, qbar REAL NOT NULL,
+    heuristic TEXT NOT NULL, priority TEXT NOT NULL, scenarios INTEGER NOT NULL, seed TEXT NOT NULL,
+    mean_ratio REAL NOT NULL, std_ratio REAL NOT NULL, min_ratio REAL NOT NULL, max_ratio REAL NOT NULL,
+    mean_makespan REAL NOT NULL, mean_lb REAL NOT NULL, mean_failures REAL NOT NULL,
+    seconds REAL NOT NULL, makespans BLOB, lower_bounds BLOB
+);
+"""
+
+
+class ResultStore:
+    """An open results database (use as a context manager)."""
+
+    def __init__(self, path: str | Path, conn: sqlite3.Connection, spec_dict: dict[str, Any]):
+        self.path = str(path)
+        self.conn = conn
+        self.spec_dict = spec_dict
+
+    # ------------------------------------------------------------------------ opening
+
+    @classmethod
+    def create_or_resume(cls, path: str | Path, spec: CampaignSpec) -> ResultStore:
+        """Open ``path`` for ``spec``: create it, or resume it if it was made for the same spec."""
+        p = Path(path)
+        existed = p.exists() and p.stat().st_size > 0
+        conn = _connect(p)
+        try:
+            if existed:
+                meta = _meta(conn, p)
+                if meta.get("digest") != spec.digest():
+                    old = json.loads(meta.get("spec", "{}"))
+                    raise CampaignError(
+                        f"{p}: this database was written by a different campaign spec "
+                        f"({_difference(old, spec.to_dict())}); use another --db, or delete it to start over"
+                    )
+            else:
+                with conn:
+                    conn.executescript(_SCHEMA)
+                    conn.executemany(
+                        "INSERT OR REPLACE INTO meta VALUES (?, ?)",
+                        [("format", DB_FORMAT), ("version", str(DB_VERSION)),
+                         ("spec", json.dumps(spec.to_dict(), sort_keys=True)), ("digest", spec.digest()),
+                         ("created", time.strftime("%Y-%m-%dT%H:%M:%S%z"))],
+                    )
+        except BaseException:
+            conn.close()
+            raise
+        return cls(p, conn, spec.to_dict())
+
+    @classmethod
+    def open(cls, path: str | Path) -> ResultStore:
+        """Open an existing database to read it."""
+        p = Path(path)
+        if not p.exists():
+            raise CampaignError(f"{p}: no such file")
+        conn = _connect(p)
+        try:
+            meta = _meta(conn, p)
+        except BaseException:
+            conn.close()
+            raise
+        return cls(p, conn, json.loads(meta["spec"]))
+
+    def close(self) -> None:
+        self.conn.close()
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # ------------------------------------------------------------------------- writing
+
+    def has(self, cell_id: str) -> bool:
+        return self.conn.execute("SELECT 1 FROM cells WHERE id = ?", (cell_id,)).fetchone() is not None
+
+    def count(self) -> int:
+        return int(self.conn.execute("SELECT COUNT(*) FROM cells").fetchone()[0])
+
+    def add(self, row: dict[str, Any]) -> None:
+        """Insert one cell's row and commit (a cell already there is left as it is)."""
+        values = [row[c] for c in COLUMNS]
+        blobs = [_blob(row.get("makespans")), _blob(row.get("lower_bounds"))]
+        with self.conn:
+            self.conn.execute(
+                f"INSERT OR IGNORE INTO cells VALUES ({', '.join('?' * (len(COLUMNS) + 2))})", values + blobs
+            )
+
+    # ------------------------------------------------------------------------- reading
+
+    def rows(self, *, with_arrays: bool = False) -> Iterator[dict[str, Any]]:
+        """Every cell's row, ordered by id (arrays decoded when asked for)."""
+        cols = list(COLUMNS) + (["makespans", "lower_bounds"] if with_arrays else [])
+        cur = self.conn.execute(f"SELECT {', '.join(cols)} FROM cells ORDER BY id")
+        for rec in cur:
+            row = dict(zip(cols, rec))
+            if with_arrays:
+                row["makespans"] = _unblob(row["makespans"])
+                row["lower_bounds"] = _unblob(row["lower_bounds"])
+            yield row
+
+
+def _connect(p: Path) -> sqlite3.Connection:
+    try:
+        conn = sqlite3.connect(str(p), timeout=30.0)
+        conn.execute("PRAGMA journal_mode=WAL")
+        conn.execute("PRAGMA synchronous=NORMAL")
+    except sqlite3.DatabaseError as e:
+        raise CampaignError(f"{p}: not a campaign database ({e})") from None
+    return conn
+
+
+def _meta(conn: sqlite3.Connection, p: Path) -> dict[str, str]:
+    try:
+        meta = dict(conn.execute("SELECT key, value FROM meta").fetchall())
+    except sqlite3.DatabaseError:
+        raise CampaignError(f"{p}: not a campaign database (no meta table)") from None
+    if meta.get("format") != DB_FORMAT:
+        raise CampaignError(f"{p}: not a campaign database (format {meta.get('format')!r})")
+    if int(meta.get("version", "0")) > DB_VERSION:
+        raise CampaignError(f"{p}: written by a newer coschedule (version {meta.get('version')})")
+    spec = json.loads(meta.get("spec", "{}"))
+    if spec.get("format") != SPEC_FORMAT:
+        raise CampaignError(f"{p}: its spec has format {spec.get('format')!r}")
+    return meta
+
+
+def _difference(old: dict[str, Any], new: dict[str, Any]) -> str:
+    keys = [k for k in sorted(set(old) | set(new)) if k != "name" and old.get(k) != new.get(k)]
+    if not keys:
+        return "same keys, other values"
+    k = keys[0]
+    return f"{k}: {json.dumps(old.get(k))} there, {json.dumps(new.get(k))} here"
+
+
+def _blob(arr: Any) -> bytes | None:
+    if arr is None:
+        return None
+    return np.ascontiguousarray(arr, dtype="<f8").tobytes()
+
+
+def _unblob(data: bytes | None) -> np.ndarray | None:
+    if data is None:
+        return None
+    return np.frombuffer(data, dtype="<f8").copy()

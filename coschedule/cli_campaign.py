@@ -1,0 +1,238 @@
+"""CLI commands for experiment campaigns: ``coschedule simulate`` and ``coschedule report``.
+
+Thin: build a :class:`~coschedule.campaign.CampaignSpec` from a TOML file and/or flags, check
+it (before any work), run it into the SQLite file, print what was done; read a database and
+print or export its summaries.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from .campaign import (
+    CampaignError,
+    CampaignSpec,
+    FilesSource,
+    ResultStore,
+    SyntheticSource,
+    TraceSource,
+    export_csv,
+    export_json,
+    format_tables,
+    load_spec,
+    parse_values,
+    plot_groups,
+    run_campaign,
+    summarize,
+)
+from .campaign.spec import describe_sources, replace_spec
+
+__all__ = ["add_campaign_commands"]
+
+SIMULATE_EPILOG = """\
+examples:
+  coschedule simulate campaigns/fig5-tenth.toml            # a TOML spec; writes fig5-tenth.sqlite
+  coschedule simulate campaigns/fig5.toml --dry-run        # the size of the grid, nothing run
+  coschedule simulate --synthetic 30 --heuristics r-list-0,r-list-q --priorities LPT,LA \\
+      --qbar 0:0.9:0.1 --scenarios 100 --db sweep.sqlite
+  coschedule simulate --trace ../shared/data/traces/KTH-SP2-1996-2.1-cln.swf.gz --days 30 \\
+      --heuristics r-list-0,r-shelffill-b --qbar 0,0.05,0.1 --db kth.sqlite
+  coschedule simulate campaigns/fig5.toml --dask tcp://10.0.0.5:8786
+Running the same command again resumes: the cells already in the database are skipped.
+Flags override the TOML file's keys (source flags replace its sources). See docs/campaigns.md.
+"""
+
+REPORT_EPILOG = """\
+examples:
+  coschedule report fig5.sqlite                            # summary tables
+  coschedule report fig5.sqlite --plot docs/figures/fig5   # fig5.png and fig5.svg
+  coschedule report fig5.sqlite --csv cells.csv            # every cell, one row each
+  coschedule report fig6.sqlite --json > fig6.json
+  coschedule report kth.sqlite --qbar 0.1 --priority LPT
+"""
+
+
+def add_campaign_commands(sub: Any, formatter: type[argparse.HelpFormatter]) -> None:
+    p = sub.add_parser(
+        "simulate", formatter_class=formatter,
+        help="run a campaign: instances x heuristics x priorities x qbar x P x scenarios",
+        description="Simulate the resilient rigid-job heuristics over a grid of instances (synthetic "
+        "job sets of §5.1, instance files or day-sets of SWF traces), heuristics, priorities, qbar and "
+        "P values, on N failure scenarios per cell; results go to an SQLite file as cells complete.",
+        epilog=SIMULATE_EPILOG,
+    )
+    p.add_argument("spec", nargs="?", help="campaign TOML file (optional when the flags define the grid)")
+    p.add_argument("--db", help="results database (default: NAME.sqlite, NAME the spec's name)")
+    p.add_argument("--name", help="campaign name")
+    g = p.add_argument_group("sources (replace the spec's)")
+    g.add_argument("--synthetic", type=int, metavar="SETS", help="SETS synthetic job sets of §5.1")
+    g.add_argument("--jobs", type=int, default=100, help="jobs per synthetic set (default 100)")
+    g.add_argument("--instances", nargs="+", metavar="FILE", help="rigid-instance JSON files (globs allowed)")
+    g.add_argument("--trace", nargs="+", metavar="SWF", help="SWF traces (.swf or .swf.gz): one set per submission day")
+    g.add_argument("--days", type=int, help="traces: at most this many day-sets each")
+    g.add_argument("--min-jobs", type=int, default=1, help="traces: skip days with fewer jobs (default 1)")
+    g.add_argument("--max-area-ratio", type=float, metavar="R",
+                   help="traces: skip days where a job's area exceeds R times the day's mean")
+    g = p.add_argument_group("grid (override the spec's)")
+    g.add_argument("--heuristics", help="comma-separated, e.g. r-list-0,r-list-1,r-list-q,r-shelffill-b,r-shelffill-nb")
+    g.add_argument("--priorities", help="comma-separated, e.g. LPT,SPT,HPA,LPA,LA,SA,RANDOM")
+    g.add_argument("--qbar", help="values: 0,0.1,0.3 or a range 0:0.9:0.1")
+    g.add_argument("--P", dest="P", help="platform sizes: 10000 or 5000:20000:2500 (default: the instances')")
+    g.add_argument("--scenarios", type=int, help="failure scenarios per cell (default 1000)")
+    g.add_argument("--seed", type=int, help="campaign seed (default 0)")
+    g.add_argument("--keep-makespans", action="store_true", help="store every scenario's makespan and L(f)")
+    g = p.add_argument_group("execution")
+    g.add_argument("--workers", type=int, help="local worker processes (default: all cores)")
+    g.add_argument("--dask", metavar="ADDRESS", help="run on this Dask scheduler, e.g. tcp://host:8786")
+    g.add_argument("--dry-run", action="store_true", help="check the spec and print the grid's size; run nothing")
+    g.add_argument("--json", action="store_true", help="print a JSON summary (no progress bar)")
+    g.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.set_defaults(func=cmd_simulate)
+
+    p = sub.add_parser(
+        "report", formatter_class=formatter,
+        help="summary tables, CSV/JSON export and figures of a campaign database",
+        description="Read a campaign database and print its summary tables (mean normalized makespan "
+        "per heuristic and priority; the Table 1 layout), or export it.",
+        epilog=REPORT_EPILOG,
+    )
+    p.add_argument("db", help="campaign database written by coschedule simulate")
+    p.add_argument("--csv", metavar="FILE", help="write every cell as CSV ('-' for stdout)")
+    p.add_argument("--json", action="store_true", help="print the spec, cells and groups as JSON")
+    p.add_argument("--plot", metavar="FILE", help="draw the paper's panels to FILE.png and FILE.svg")
+    p.add_argument("--title", help="figure title")
+    p.add_argument("--qbar", type=float, help="only this qbar")
+    p.add_argument("--P", dest="P", type=int, help="only this grid P")
+    p.add_argument("--priority", help="only this priority")
+    p.add_argument("--heuristics", help="only these heuristics (comma-separated)")
+    p.add_argument("--source", help="only this source")
+    p.set_defaults(func=cmd_report)
+
+
+def _positive(value: int | None, what: str) -> None:
+    if value is not None and value < 1:
+        raise CampaignError(f"{what} must be >= 1, got {value}")
+
+
+def spec_from_args(args: argparse.Namespace) -> CampaignSpec:
+    """The spec of ``simulate``: the TOML file if given, then the flags over it."""
+    spec = load_spec(args.spec) if args.spec else None
+    for what in ("synthetic", "jobs", "days", "min_jobs", "scenarios", "workers"):
+        _positive(getattr(args, what, None), f"--{what.replace('_', '-')}")
+    sources: list[Any] = []
+    if args.synthetic:
+        sources.append(SyntheticSource(sets=args.synthetic, n=args.jobs))
+    if args.instances:
+        sources.append(FilesSource(tuple(args.instances)))
+    for path in args.trace or ():
+        sources.append(TraceSource(path, days=args.days, min_jobs=args.min_jobs, max_area_ratio=args.max_area_ratio))
+    changes: dict[str, Any] = {}
+    if sources:
+        changes["sources"] = tuple(sources)
+    if args.heuristics:
+        changes["heuristics"] = tuple(h.strip() for h in args.heuristics.split(",") if h.strip())
+    if args.priorities:
+        changes["priorities"] = tuple(h.strip() for h in args.priorities.split(",") if h.strip())
+    if args.qbar:
+        changes["qbar"] = parse_values(args.qbar, float, "--qbar")
+    if args.P:
+        changes["P"] = parse_values(args.P, int, "--P")
+    for key in ("scenarios", "seed", "name"):
+        if getattr(args, key) is not None:
+            changes[key] = getattr(args, key)
+    if args.keep_makespans:
+        changes["keep_makespans"] = True
+    if spec is None:
+        if "sources" not in changes:
+            raise CampaignError("no campaign: give a TOML spec, or --synthetic, --instances or --trace")
+        if "heuristics" not in changes:
+            raise CampaignError("give --heuristics (e.g. r-list-0,r-list-q)")
+        spec = CampaignSpec(**{"heuristics": (), **changes})
+    elif changes:
+        spec = replace_spec(spec, **changes)
+    return spec.normalized()
+
+
+def cmd_simulate(args: argparse.Namespace) -> int:
+    spec = spec_from_args(args)
+    db = args.db or f"{spec.name}.sqlite"
+    spec.check()
+    cells = spec.n_cells()
+    sims = cells * spec.scenarios
+    if args.dry_run:
+        done = 0
+        if Path(db).exists():
+            with ResultStore.create_or_resume(db, spec) as store:
+                done = store.count()
+        info = {"name": spec.name, "db": db, "instances": spec.n_instances(), "heuristics": len(spec.heuristics),
+                "priorities": len(spec.priorities), "qbar": len(spec.qbar), "P": len(spec.platforms),
+                "cells": cells, "scenarios_per_cell": spec.scenarios, "simulations": sims, "done": done,
+                "digest": spec.digest()}
+        if args.json:
+            json.dump(info, sys.stdout, indent=2)
+            sys.stdout.write("\n")
+        else:
+            print(f"campaign {spec.name}: {describe_sources(spec.sources)}")
+            print(f"grid: {spec.n_instances()} instances x {len(spec.heuristics)} heuristics x "
+                  f"{len(spec.priorities)} priorities x {len(spec.qbar)} qbar x {len(spec.platforms)} P = "
+                  f"{cells} cells x {spec.scenarios} scenarios = {sims} simulations")
+            print(f"database {db}: {done} of {cells} cells done" if done else f"database {db}: new")
+        return 0
+    progress = not args.json and not args.quiet and sys.stderr.isatty()
+    try:
+        summary = run_campaign(spec, db, workers=args.workers, dask=args.dask, progress=progress)
+    except KeyboardInterrupt:
+        with ResultStore.open(db) as store:
+            done = store.count()
+        print(f"coschedule simulate: interrupted; {done} of {cells} cells saved in {db}; "
+              "run the same command again to resume", file=sys.stderr)
+        return 130
+    if args.json:
+        json.dump({"name": spec.name, **summary.to_dict(), "simulations": summary.computed * spec.scenarios},
+                  sys.stdout, indent=2)
+        sys.stdout.write("\n")
+    else:
+        rate = summary.computed * spec.scenarios / summary.seconds if summary.seconds > 0 else 0.0
+        print(f"campaign {spec.name}: {summary.computed} cells computed, {summary.skipped} already done, "
+              f"{summary.cells} in the grid; {summary.seconds:.1f} s on {summary.workers} "
+              f"{summary.backend} workers ({rate:,.0f} simulations/s); results in {db}")
+        print(f"next: coschedule report {db}")
+    return 0
+
+
+def cmd_report(args: argparse.Namespace) -> int:
+    with ResultStore.open(args.db) as store:
+        heur = {h.strip().lower() for h in args.heuristics.split(",")} if args.heuristics else None
+
+        def keep(r: dict[str, Any]) -> bool:
+            return ((args.qbar is None or abs(r["qbar"] - args.qbar) < 1e-12)
+                    and (args.P is None or r["P_grid"] == args.P)
+                    and (args.priority is None or r["priority"] == args.priority.upper())
+                    and (heur is None or r["heuristic"] in heur)
+                    and (args.source is None or r["source"] == args.source))
+
+        groups = summarize(r for r in store.rows() if keep(r))
+        if args.csv:
+            if args.csv == "-":
+                export_csv(store, sys.stdout)
+            else:
+                with open(args.csv, "w", newline="", encoding="utf-8") as fh:
+                    k = export_csv(store, fh)
+                print(f"{k} cells written to {args.csv}", file=sys.stderr)
+        if args.plot:
+            if not groups:
+                raise CampaignError(f"{args.db}: no completed cell matches; nothing to plot")
+            outs = plot_groups(groups, args.plot, title=args.title)
+            print("figure: " + ", ".join(str(o) for o in outs), file=sys.stderr)
+        if args.json:
+            export_json(store, sys.stdout, groups)
+        elif args.csv != "-":
+            spec = store.spec_dict
+            total = store.count()
+            print(f"campaign {spec.get('name')}: {total} cells, {spec.get('scenarios')} scenarios each ({args.db})")
+            print(format_tables(groups))
+    return 0
