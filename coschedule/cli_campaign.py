@@ -22,6 +22,7 @@ from .campaign import (
     TraceSource,
     export_csv,
     export_json,
+    format_markdown,
     format_tables,
     load_spec,
     parse_values,
@@ -53,6 +54,7 @@ examples:
   coschedule report fig5.sqlite --csv cells.csv            # every cell, one row each
   coschedule report fig6.sqlite --json > fig6.json
   coschedule report kth.sqlite --qbar 0.1 --priority LPT
+  coschedule report kth.sqlite --markdown                  # the same tables in Markdown
 """
 
 
@@ -103,6 +105,7 @@ def add_campaign_commands(sub: Any, formatter: type[argparse.HelpFormatter]) -> 
     p.add_argument("db", help="campaign database written by coschedule simulate")
     p.add_argument("--csv", metavar="FILE", help="write every cell as CSV ('-' for stdout)")
     p.add_argument("--json", action="store_true", help="print the spec, cells and groups as JSON")
+    p.add_argument("--markdown", action="store_true", help="print the tables as Markdown")
     p.add_argument("--plot", metavar="FILE", help="draw the paper's panels to FILE.png and FILE.svg")
     p.add_argument("--title", help="figure title")
     p.add_argument("--qbar", type=float, help="only this qbar")
@@ -230,6 +233,8 @@ def cmd_report(args: argparse.Namespace) -> int:
             print("figure: " + ", ".join(str(o) for o in outs), file=sys.stderr)
         if args.json:
             export_json(store, sys.stdout, groups)
+        elif args.markdown:
+            print(format_markdown(groups))
         elif args.csv != "-":
             spec = store.spec_dict
             total = store.count()

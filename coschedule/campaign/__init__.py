@@ -16,7 +16,15 @@
 8
 """
 
-from .report import Group, export_csv, export_json, format_tables, plot_groups, summarize
+from .report import (
+    Group,
+    export_csv,
+    export_json,
+    format_markdown,
+    format_tables,
+    plot_groups,
+    summarize,
+)
 from .run import Progress, RunSummary, run_campaign, simulate_cell
 from .spec import (
     CampaignError,

@@ -168,6 +168,55 @@ def _table1(gs: Sequence[Group], axis: str) -> list[str]:
     return out
 
 
+def format_markdown(groups: Sequence[Group]) -> str:
+    """The same tables as :func:`format_tables`, as Markdown (for docs and papers): per heuristic
+    the mean of every priority (best in bold), then per priority the paper's Table 1 layout (one
+    row per value: failures, then average, standard deviation and maximum of every heuristic)."""
+    if not groups:
+        return "(no completed cell)"
+    out: list[str] = []
+    for src in dict.fromkeys(g.source for g in groups):
+        gs = [g for g in groups if g.source == src]
+        axis = _axis(gs)
+        other = "P" if axis == "qbar" else "qbar"
+        for fixed in dict.fromkeys(getattr(g, other) for g in gs):
+            sub = [g for g in gs if getattr(g, other) == fixed]
+            heurs = sorted({g.heuristic for g in sub}, key=lambda h: ORDER.index(h) if h in ORDER else 99)
+            prios = sorted({g.priority for g in sub},
+                           key=lambda p: PRIORITY_ORDER.index(p) if p in PRIORITY_ORDER else 99)
+            xs = list(dict.fromkeys(getattr(g, axis) for g in sub))
+            cell = {(g.heuristic, g.priority, getattr(g, axis)): g for g in sub}
+            sets = max(g.sets for g in sub)
+            out.append(f"**{src}**, {other} = {_xlabel(other, fixed)}, {sets} instances: mean of T / L(f)")
+            out.append("")
+            if len(prios) > 1:
+                for h in heurs:
+                    out.append(f"| {pretty_heuristic(h)}, {axis} | " + " | ".join(prios) + " |")
+                    out.append("|---" * (len(prios) + 1) + "|")
+                    for x in xs:
+                        vals = [cell.get((h, p, x)) for p in prios]
+                        best = min((v.mean for v in vals if v is not None), default=None)
+                        txt = ["-" if v is None else (f"**{v.mean:.3f}**" if v.mean == best else f"{v.mean:.3f}")
+                               for v in vals]
+                        out.append(f"| {_xlabel(axis, x)} | " + " | ".join(txt) + " |")
+                    out.append("")
+            for p in prios:
+                names = [pretty_heuristic(h) for h in heurs]
+                out.append(f"| {p}: {axis} | failures | " + " | ".join(f"avg {n}" for n in names) + " | "
+                           + " | ".join(f"std {n}" for n in names) + " | "
+                           + " | ".join(f"max {n}" for n in names) + " |")
+                out.append("|---" * (2 + 3 * len(names)) + "|")
+                for x in xs:
+                    row = [cell.get((h, p, x)) for h in heurs]
+                    fails = next((g.failures for g in row if g is not None), float("nan"))
+                    parts = []
+                    for stat, fmt in (("mean", "{:.3f}"), ("std", "{:.2e}"), ("max", "{:.3f}")):
+                        parts += ["-" if g is None else fmt.format(getattr(g, stat)) for g in row]
+                    out.append(f"| {_xlabel(axis, x)} | {fails:.2f} | " + " | ".join(parts) + " |")
+                out.append("")
+    return "\n".join(out)
+
+
 # ----------------------------------------------------------------------------------- export
 
 

@@ -28,6 +28,7 @@ from coschedule.campaign import (
     TraceSource,
     export_csv,
     export_json,
+    format_markdown,
     format_tables,
     load_spec,
     parse_values,
@@ -439,6 +440,21 @@ def test_summary_groups_over_instances(reference_db):
     assert "R-List-0" in text and "R-ShelfFill-B" in text and "*" in text
     best = min((g for g in groups if g.heuristic == "r-list-0" and g.qbar == 0.4), key=lambda g: g.mean)
     assert f"{best.mean:7.4f}*" in text
+
+
+def test_markdown_tables_hold_the_group_numbers(reference_db):
+    groups = summarize(numbers(reference_db).values())
+    md = format_markdown(groups)
+    lines = md.splitlines()
+    assert "| R-List-0, qbar | LPT | RANDOM |" in lines
+    # Table 1 layout: one row per qbar with the failures, then avg/std/max of each heuristic
+    head = next(i for i, line in enumerate(lines) if line.startswith("| LPT: qbar | failures |"))
+    row = lines[head + 3].split(" | ")  # qbar = 0.4 (after the separator and the qbar = 0 row)
+    g = next(g for g in groups if g.heuristic == "r-list-0" and g.priority == "LPT" and g.qbar == 0.4)
+    assert row[0] == "| 0.4" and float(row[1]) == pytest.approx(g.failures, abs=0.005)
+    assert float(row[2]) == pytest.approx(g.mean, abs=5e-4)
+    best = min((g for g in groups if g.heuristic == "r-list-q" and g.qbar == 0.0), key=lambda g: g.mean)
+    assert f"**{best.mean:.3f}**" in md
 
 
 def test_csv_and_json_exports_round_trip(reference_db):
