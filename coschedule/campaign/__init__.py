@@ -54,6 +54,7 @@ __all__ = [
     "TraceSource",
     "export_csv",
     "export_json",
+    "format_markdown",
     "format_tables",
     "load_spec",
     "parse_values",
