@@ -47,6 +47,7 @@ from coschedule.rng import Seed
 
 from .priorities import PriorityRule, priority_order
 from .rlist import TIME_REL, time_tolerance
+from .rshelf import RIGID_HEURISTICS
 
 try:  # optional: without numba, makespans() falls back to the reference implementation
     from numba import njit
@@ -62,7 +63,7 @@ except ImportError:  # pragma: no cover - depends on the environment
         return lambda fn: fn
 
 
-__all__ = ["BACKENDS", "FAST_HEURISTICS", "HAVE_NUMBA", "makespans"]
+__all__ = ["BACKENDS", "FAST_HEURISTICS", "HAVE_NUMBA", "KERNEL_HEURISTICS", "makespans"]
 
 
 class _Variant(NamedTuple):
@@ -82,8 +83,11 @@ _VARIANTS: dict[str, _Variant] = {
     "r-shelffill-nb": _Variant("shelf", backfill=False, fill=True),
 }
 
-#: the heuristics :func:`makespans` knows: the seven §5.1 variants of ``RIGID_HEURISTICS``
-FAST_HEURISTICS: tuple[str, ...] = tuple(_VARIANTS)
+#: the heuristics with a compiled kernel: the seven §5.1 variants of ``RIGID_HEURISTICS``
+KERNEL_HEURISTICS: tuple[str, ...] = tuple(_VARIANTS)
+#: the heuristics :func:`makespans` knows: every name of ``RIGID_HEURISTICS``; those without a
+#: kernel (``r-list-1-kept``, ``r-list-q-kept``) always run the reference implementation
+FAST_HEURISTICS: tuple[str, ...] = tuple(RIGID_HEURISTICS)
 
 
 # -------------------------------------------------------------------- availability profile
@@ -719,7 +723,15 @@ def _variant(heuristic: str) -> _Variant:
     try:
         return _VARIANTS[heuristic.lower()]
     except (KeyError, AttributeError):
-        raise unknown_name("rigid heuristic", str(heuristic), FAST_HEURISTICS) from None
+        raise unknown_name("rigid heuristic", str(heuristic), KERNEL_HEURISTICS) from None
+
+
+def _known(heuristic: str) -> str:
+    """The canonical (lower-case) name of a heuristic of ``RIGID_HEURISTICS``."""
+    name = heuristic.lower() if isinstance(heuristic, str) else None
+    if name not in RIGID_HEURISTICS:
+        raise unknown_name("rigid heuristic", str(heuristic), FAST_HEURISTICS)
+    return name
 
 
 def _fixed_rule(rank: np.ndarray) -> PriorityRule:
@@ -731,8 +743,6 @@ def _fixed_rule(rank: np.ndarray) -> PriorityRule:
 def _reference_makespans(
     instance: RigidInstance, scenarios: np.ndarray, heuristic: str, rank: np.ndarray
 ) -> np.ndarray:
-    from .rshelf import RIGID_HEURISTICS
-
     fn = RIGID_HEURISTICS[heuristic.lower()]
     rule = _fixed_rule(rank)
     return np.array(
@@ -791,18 +801,20 @@ def makespans(
         scenario ``s`` (as :meth:`coschedule.rigid.SilentErrors.sample` returns); a single
         scenario of shape ``(n,)`` is accepted.
     heuristic
-        One of the seven §5.1 variants (:data:`FAST_HEURISTICS`, the names of
-        :data:`heuristics.RIGID_HEURISTICS`): ``r-list-0``, ``r-list-1``, ``r-list-q``,
-        ``r-shelf-b``, ``r-shelf-nb``, ``r-shelffill-b``, ``r-shelffill-nb`` (any case).
+        A name of :data:`heuristics.RIGID_HEURISTICS` (:data:`FAST_HEURISTICS`, any case): the
+        seven §5.1 variants ``r-list-0``, ``r-list-1``, ``r-list-q``, ``r-shelf-b``,
+        ``r-shelf-nb``, ``r-shelffill-b``, ``r-shelffill-nb``, which have compiled kernels
+        (:data:`KERNEL_HEURISTICS`), and ``r-list-1-kept``, ``r-list-q-kept`` (R-List with
+        the authors' kept reservations, NOTE 1), which have none and always run the reference.
     priority, seed
         A rule of :data:`heuristics.priorities.PRIORITIES` or a callable, and the seed for
         RANDOM. The queue order is drawn ONCE for all scenarios (with an int seed this is what
         calling the heuristic per scenario does; with a ``Generator`` it would redraw).
     backend
-        ``"auto"`` (numba when importable, else the reference), ``"numba"`` (raises
-        :class:`~coschedule.errors.SolverUnavailable` without numba) or ``"reference"`` (the
-        plain implementations of :mod:`heuristics.rlist` and :mod:`heuristics.rshelf`, one
-        call per scenario).
+        ``"auto"`` (numba when importable and the heuristic has a kernel, else the reference),
+        ``"numba"`` (raises :class:`~coschedule.errors.SolverUnavailable` without numba or for a
+        heuristic without a kernel) or ``"reference"`` (the plain implementations of
+        :mod:`heuristics.rlist` and :mod:`heuristics.rshelf`, one call per scenario).
 
     Returns
     -------
@@ -827,12 +839,17 @@ def makespans(
     ...                     makespans(inst, f, "r-list-q", backend="reference")))
     True
     """
-    _variant(heuristic)
+    name = _known(heuristic)
     f = _check_scenarios(instance, scenarios)
     if backend == "auto":
-        backend = "numba" if HAVE_NUMBA else "reference"
+        backend = "numba" if HAVE_NUMBA and name in _VARIANTS else "reference"
     elif backend not in BACKENDS:
         raise unknown_name("backend", backend, ["auto", *BACKENDS])
+    if backend == "numba" and name not in _VARIANTS:
+        raise SolverUnavailable(
+            f"{name!r} has no numba kernel (only {', '.join(KERNEL_HEURISTICS)}): "
+            "use backend='reference' or 'auto'"
+        )
     if backend == "numba" and not HAVE_NUMBA:
         raise SolverUnavailable("backend 'numba' needs numba: pip install 'coschedule[fast]'")
     rank = priority_order(instance, priority, seed)

@@ -26,6 +26,7 @@ The paper leaves several choices open (``NOTES.md``); this module makes them as 
 * **Fresh rounds (NOTE 1).** Every completion instant drops all reservations and makes a fresh
   round from the current queue, as in the §4.1 analysis (the authors' simulator keeps old
   reservations instead). Without failures a fresh round never moves a reservation.
+  ``reservations="kept"`` gives the authors' semantics instead, see below.
 * **Reservations (NOTES 3, 8).** The first ``min(m, |Q|)`` queued jobs, in order, each get the
   earliest start in the availability profile (running jobs' ends plus the reservations already
   made in this round) at which they fit for their whole duration. A reservation whose start is
@@ -36,6 +37,38 @@ The paper leaves several choices open (``NOTES.md``); this module makes them as 
 * **Backfilling (NOTE 4).** The rest of the queue is scanned in order; a job starts now if it
   fits in the profile over its whole interval ``[now, now + t_j)``, so it delays no reservation.
   With ``m = 0`` there is no reservation and this is greedy list scheduling (Prop. 2).
+
+Kept reservations (``reservations="kept"``, NOTE 1, the authors' simulator)
+----------------------------------------------------------------------------
+A reservation, once made, is never revoked or moved: job ``j`` reserved at ``s`` runs on
+``[s, s + t_j)``. Each round at ``now`` (same event loop, same grouping of simultaneous
+completions) does, in order:
+
+(a) every queued job whose kept reservation starts at ``now`` (``s <= now`` plus the tolerance
+    of :meth:`_Run.latest_same_instant`) starts, *at its reserved instant* ``s``;
+(b) the profile is built from the running jobs and ALL the kept reservations ``[s, s + t)``;
+(c) the first ``m`` queued jobs *without* a reservation, in priority order, each get one at
+    their earliest fit (added to the profile); one that fits at ``now`` starts now;
+(d) the other queued jobs without a reservation are backfilled in order if they fit in the
+    profile over ``[now, now + t_j)``, so they delay no kept reservation.
+
+A failed job goes back to the queue without a reservation. With ``m = 1`` a new reservation is
+added at every round for the first unreserved job, while older ones are still pending (never
+revoked); with ``m = "Q"`` every queued job holds one after each round; ``m = 0`` is the same as
+fresh rounds. Without failures, ``m = "Q"`` gives the fresh-round schedule (the plan made at time
+0).
+
+*Choice: reserved jobs start at ``s``, not at the round's instant.* Every reservation start is an
+exact completion time (a running job's end, or the end ``s' + t`` of a reserved job, which starts
+exactly at ``s'``), so the round at which it starts is at ``s`` or at most a tolerance later
+(grouped completions). Starting at ``s`` keeps every interval exactly the one checked in a
+profile, so no processor is ever used twice, even by a rounding error (the validator counts
+capacity exactly). With integral times ``s`` is the round's instant. With float times that meet
+only within the tolerance (``0.1 + 0.2`` and ``0.3``), a fresh round starts the job at the
+round's (later) instant, and that rounding error can decide a later earliest fit: there kept and
+fresh may differ even without failures (the kept schedule is the time-0 plan).
+
+Complexity (kept): a round costs ``O(|Q| (r + R))``, ``R`` the pending reservations.
 
 Complexity: ``m = 0`` costs ``O(|Q|)`` per completion instant. ``m > 0`` builds a step profile
 with ``O(r + m)`` breakpoints (``r`` running jobs) and places ``min(m, |Q|)`` reservations, each
@@ -57,7 +90,7 @@ from coschedule.schedule import Execution, Outcome, Schedule
 
 from .priorities import PriorityRule, priority_order
 
-__all__ = ["TIME_EPS", "TIME_REL", "r_list", "time_tolerance"]
+__all__ = ["RESERVATIONS", "TIME_EPS", "TIME_REL", "r_list", "time_tolerance"]
 
 #: instants closer than ``TIME_EPS`` times the shortest job's time are the same instant ...
 TIME_EPS = 1e-9
@@ -259,6 +292,59 @@ def _reservation_round(
     return started
 
 
+def _kept_round(
+    run: _Run,
+    queue: list[int],
+    m: int,
+    now: float,
+    running: dict[int, float],
+    reserved: dict[int, float],
+) -> list[tuple[int, float]]:
+    """One round with kept reservations (module docstring, steps (a)-(d)); returns the jobs that
+    start, with their start times, and updates ``reserved`` (job -> start of its reservation)."""
+    procs, times, job_at = run.procs, run.times, run.job_at
+    started: list[tuple[int, float]] = []
+    # (a) the kept reservations that start now, at their reserved instant
+    limit = run.latest_same_instant(now)
+    unreserved = []
+    for r in queue:
+        j = job_at[r]
+        s = reserved.get(j)
+        if s is None:
+            unreserved.append(j)
+        elif s <= limit:
+            del reserved[j]
+            started.append((j, s))
+    # (b) profile: running jobs (and those just started, from now), then the pending reservations
+    occupied = itertools.chain(
+        ((end, procs[j]) for j, end in running.items()),
+        ((s + times[j], procs[j]) for j, s in started),
+    )
+    profile = _Profile(now, run.P, occupied)
+    for j, s in reserved.items():
+        profile.reserve(s, s + times[j], procs[j])  # s > limit >= now
+    # (c) new reservations for the first m queued jobs without one
+    k = min(m, len(unreserved))
+    for j in unreserved[:k]:
+        i = profile.earliest_fit(procs[j], times[j])
+        s = profile.ts[i]
+        profile.reserve(s, s + times[j], procs[j])
+        if i == 0:
+            started.append((j, now))
+        else:
+            reserved[j] = s
+    # (d) backfilling of the others, delaying no reservation
+    for j in unreserved[k:]:
+        if profile.free[0] >= procs[j] and profile.fits_now(procs[j], times[j]):
+            profile.reserve(now, now + times[j], procs[j])
+            started.append((j, now))
+    return started
+
+
+#: values of ``r_list(..., reservations=...)``
+RESERVATIONS = ("fresh", "kept")
+
+
 def r_list(
     instance: RigidInstance,
     scenario: FailureScenario,
@@ -266,6 +352,7 @@ def r_list(
     m: int | str = 0,
     priority: str | PriorityRule = "LPT",
     seed: Seed = None,
+    reservations: str = "fresh",
 ) -> Schedule:
     """R-List (Alg. 1): list scheduling with ``m`` reservations and backfilling, re-executing
     failed jobs until they succeed.
@@ -281,6 +368,11 @@ def r_list(
         A name of :data:`heuristics.priorities.PRIORITIES` or a rule callable.
     seed
         For the RANDOM priority (drawn once).
+    reservations
+        ``"fresh"`` (default): every completion instant drops all reservations and makes a fresh
+        round (the §4.1 analysis). ``"kept"``: reservations are never revoked and new ones are
+        fitted around them (the authors' simulator); see the module docstring. Same result for
+        ``m = 0``.
 
     Returns
     -------
@@ -299,8 +391,12 @@ def r_list(
     ``O(E |Q|)`` for ``m = 0`` and ``O(E |Q| (r + m))`` otherwise, ``E = sum_j (f_j + 1)``
     completions, ``r`` running jobs.
     """
+    if reservations not in RESERVATIONS:
+        raise ValueError(f"reservations must be one of {RESERVATIONS}, got {reservations!r}")
     run = _Run(instance, scenario, priority, seed)
     k_max = _reservation_count(m, instance.n)
+    kept = reservations == "kept" and k_max > 0
+    reserved: dict[int, float] = {}  # kept reservations: queued job -> its start
     procs, times = run.procs, run.times
     queue = run.initial_queue()
     events: list[tuple[float, int, int, float]] = []  # (end, sequence, job, start)
@@ -311,17 +407,21 @@ def r_list(
     while True:
         # one scheduling round at `now`
         if queue:
-            k = min(k_max, len(queue))
-            if k == 0:
-                started = _greedy_round(run, queue, free)
+            if kept:
+                starts = _kept_round(run, queue, k_max, now, running, reserved)
             else:
-                started = _reservation_round(run, queue, k, now, running)
-            if started:
-                gone = {run.rank[j] for j in started}
+                k = min(k_max, len(queue))
+                if k == 0:
+                    started = _greedy_round(run, queue, free)
+                else:
+                    started = _reservation_round(run, queue, k, now, running)
+                starts = [(j, now) for j in started]
+            if starts:
+                gone = {run.rank[j] for j, _ in starts}
                 queue = [r for r in queue if r not in gone]
-                for j in started:
-                    end = now + times[j]
-                    heapq.heappush(events, (end, next(sequence), j, now))
+                for j, start in starts:
+                    end = start + times[j]
+                    heapq.heappush(events, (end, next(sequence), j, start))
                     running[j] = end
                     free -= procs[j]
         if not events:
@@ -335,5 +435,5 @@ def r_list(
             free += procs[j]
             if run.finish(j, start, end):
                 run.requeue(queue, j)
-    assert not queue, "jobs left in the queue with no job running"
+    assert not queue and not reserved, "jobs left in the queue with no job running"
     return run.schedule()

@@ -147,7 +147,8 @@ def _named(fn: Callable[..., Schedule], name: str, **options: object) -> RigidHe
     return heuristic
 
 
-#: the seven heuristics of §5.1, each ``fn(instance, scenario, priority="LPT", seed=None)``
+#: the seven heuristics of §5.1, then R-List-1 and R-List-Q with kept reservations (NOTE 1), each
+#: ``fn(instance, scenario, priority="LPT", seed=None)``
 RIGID_HEURISTICS: dict[str, RigidHeuristic] = {
     "r-list-0": _named(r_list, "r-list-0", m=0),
     "r-list-1": _named(r_list, "r-list-1", m=1),
@@ -156,6 +157,9 @@ RIGID_HEURISTICS: dict[str, RigidHeuristic] = {
     "r-shelf-nb": _named(r_shelf, "r-shelf-nb", backfill=False),
     "r-shelffill-b": _named(r_shelf_fill, "r-shelffill-b", backfill=True),
     "r-shelffill-nb": _named(r_shelf_fill, "r-shelffill-nb", backfill=False),
+    # R-List with the authors' kept reservations (NOTE 1); no fast kernel, reference only
+    "r-list-1-kept": _named(r_list, "r-list-1-kept", m=1, reservations="kept"),
+    "r-list-q-kept": _named(r_list, "r-list-q-kept", m="Q", reservations="kept"),
 }
 
 

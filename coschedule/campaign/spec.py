@@ -286,9 +286,11 @@ def cell_id(instance_key: str, P_grid: int | None, qbar: float, heuristic: str, 
 
 
 def _heuristic_names() -> tuple[str, ...]:
-    from heuristics.fast import FAST_HEURISTICS
+    """Every name of ``RIGID_HEURISTICS``; those without a fast kernel (``r-list-1-kept``,
+    ``r-list-q-kept``) run the reference implementation, slowly."""
+    from heuristics import RIGID_HEURISTICS
 
-    return FAST_HEURISTICS
+    return tuple(RIGID_HEURISTICS)
 
 
 def _priority_names() -> tuple[str, ...]:
