@@ -23,6 +23,8 @@ from heuristics.priorities import PRIORITIES, priority_order
 from heuristics.rlist import time_tolerance
 
 NAMES = sorted(RIGID_HEURISTICS)
+#: the heuristics with a numba kernel (the "-kept" R-List variants run the reference only)
+KERNELS = sorted(fast.KERNEL_HEURISTICS)
 RULES = sorted(PRIORITIES)
 seeds = st.integers(0, 2**32 - 1)
 needs_numba = pytest.mark.skipif(not HAVE_NUMBA, reason="numba is not installed")
@@ -123,7 +125,7 @@ def test_shapes(backend):
 
 
 @needs_numba
-@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("name", KERNELS)
 @given(case=cases(), priority=st.sampled_from(RULES), seed=seeds)
 def test_random_instances(name, case, priority, seed):
     inst, f = case
@@ -131,7 +133,7 @@ def test_random_instances(name, case, priority, seed):
 
 
 @needs_numba
-@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("name", KERNELS)
 @pytest.mark.parametrize("priority", RULES)
 def test_ties_and_simultaneous_completions(name, priority):
     """Integral times 1..3 (equal keys, exact sums, crowds of simultaneous completions) and
@@ -143,7 +145,7 @@ def test_ties_and_simultaneous_completions(name, priority):
 
 
 @needs_numba
-@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("name", KERNELS)
 @pytest.mark.parametrize("priority", RULES)
 def test_synthetic_setting_of_section_5_1(name, priority):
     """100 jobs, procs U{50..2000}, times U[100, 20000], P = 10000, qbar = 0.3 (and a smaller
@@ -155,7 +157,7 @@ def test_synthetic_setting_of_section_5_1(name, priority):
 
 
 @needs_numba
-@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("name", KERNELS)
 def test_no_failure_and_many_failures(name):
     inst = synthetic_rigid(40, 5000, seed=7)
     f = np.vstack([np.zeros(40, dtype=int), sampled(inst, 0.9, 3, 7)])

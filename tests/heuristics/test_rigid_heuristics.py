@@ -85,7 +85,9 @@ def test_registry_names_and_lookup():
         [
             "r-list-0",
             "r-list-1",
+            "r-list-1-kept",
             "r-list-q",
+            "r-list-q-kept",
             "r-shelf-b",
             "r-shelf-nb",
             "r-shelffill-b",
