@@ -410,8 +410,8 @@ class CampaignSpec:
         """The grid, lazily, the costliest cells first (high ``qbar``, R-List-Q) so that the
         workers finish together; instances are regenerated for each ``qbar`` (cheap), never
         all held in memory."""
-        cost = {"r-list-q": 0, "r-list-1": 1, "r-list-0": 2}
-        heur = sorted(self.heuristics, key=lambda h: cost.get(h, 3))
+        cost = {"r-list-q-kept": 0, "r-list-1-kept": 1, "r-list-q": 2, "r-list-1": 3, "r-list-0": 4}
+        heur = sorted(self.heuristics, key=lambda h: cost.get(h, 5))
         for q in sorted(self.qbar, reverse=True):
             for h in heur:
                 for ref in self.instances():
