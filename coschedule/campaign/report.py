@@ -31,7 +31,8 @@ __all__ = ["Group", "export_csv", "export_json", "format_tables", "plot_groups",
 
 #: the paper's names of the heuristics
 PRETTY = {
-    "r-list-0": "R-List-0", "r-list-1": "R-List-1", "r-list-q": "R-List-Q",
+    "r-list-0": "R-List-0", "r-list-1": "R-List-1", "r-list-1-kept": "R-List-1 (kept)",
+    "r-list-q": "R-List-Q", "r-list-q-kept": "R-List-Q (kept)",
     "r-shelf-b": "R-Shelf-B", "r-shelf-nb": "R-Shelf-NB",
     "r-shelffill-b": "R-ShelfFill-B", "r-shelffill-nb": "R-ShelfFill-NB",
 }
@@ -85,6 +86,27 @@ def _group_key(g: Group) -> tuple[Any, ...]:
     return (g.source, -1 if g.P is None else g.P, g.qbar, h, p)
 
 
+@dataclass(frozen=True)
+class _Layout:
+    """The rows and columns of a set of groups: heuristics and priorities in the paper's order,
+    the values of the varying parameter, and the group of each (heuristic, priority, value)."""
+
+    heurs: list[str]
+    prios: list[str]
+    xs: list[Any]
+    cell: dict[tuple[str, str, Any], Group]
+
+
+def _layout(gs: Sequence[Group], axis: str) -> _Layout:
+    return _Layout(
+        heurs=sorted({g.heuristic for g in gs}, key=lambda h: ORDER.index(h) if h in ORDER else 99),
+        prios=sorted({g.priority for g in gs},
+                     key=lambda p: PRIORITY_ORDER.index(p) if p in PRIORITY_ORDER else 99),
+        xs=list(dict.fromkeys(getattr(g, axis) for g in gs)),
+        cell={(g.heuristic, g.priority, getattr(g, axis)): g for g in gs},
+    )
+
+
 def _axis(groups: Sequence[Group]) -> str:
     """The varying parameter: ``qbar`` unless only ``P`` varies."""
     qs = {g.qbar for g in groups}
@@ -120,12 +142,10 @@ def format_tables(groups: Sequence[Group]) -> str:
 
 def _by_heuristic(gs: Sequence[Group], axis: str) -> list[str]:
     out: list[str] = []
-    prios = sorted({g.priority for g in gs}, key=lambda p: PRIORITY_ORDER.index(p) if p in PRIORITY_ORDER else 99)
+    lay = _layout(gs, axis)
+    heurs, prios, xs, cell = lay.heurs, lay.prios, lay.xs, lay.cell
     if len(prios) < 2:
         return out
-    heurs = sorted({g.heuristic for g in gs}, key=lambda h: ORDER.index(h) if h in ORDER else 99)
-    xs = list(dict.fromkeys(getattr(g, axis) for g in gs))
-    cell = {(g.heuristic, g.priority, getattr(g, axis)): g for g in gs}
     for h in heurs:
         out.append("")
         out.append(f"{pretty_heuristic(h)}")
@@ -148,10 +168,8 @@ def _by_heuristic(gs: Sequence[Group], axis: str) -> list[str]:
 def _table1(gs: Sequence[Group], axis: str) -> list[str]:
     """Per priority: failures, then mean / std / max of every heuristic (Table 1's layout)."""
     out: list[str] = []
-    heurs = sorted({g.heuristic for g in gs}, key=lambda h: ORDER.index(h) if h in ORDER else 99)
-    prios = sorted({g.priority for g in gs}, key=lambda p: PRIORITY_ORDER.index(p) if p in PRIORITY_ORDER else 99)
-    xs = list(dict.fromkeys(getattr(g, axis) for g in gs))
-    cell = {(g.heuristic, g.priority, getattr(g, axis)): g for g in gs}
+    lay = _layout(gs, axis)
+    heurs, prios, xs, cell = lay.heurs, lay.prios, lay.xs, lay.cell
     names = [pretty_heuristic(h) for h in heurs]
     width = max(9, *(len(n) for n in names))
     for p in prios:
@@ -181,11 +199,8 @@ def format_markdown(groups: Sequence[Group]) -> str:
         other = "P" if axis == "qbar" else "qbar"
         for fixed in dict.fromkeys(getattr(g, other) for g in gs):
             sub = [g for g in gs if getattr(g, other) == fixed]
-            heurs = sorted({g.heuristic for g in sub}, key=lambda h: ORDER.index(h) if h in ORDER else 99)
-            prios = sorted({g.priority for g in sub},
-                           key=lambda p: PRIORITY_ORDER.index(p) if p in PRIORITY_ORDER else 99)
-            xs = list(dict.fromkeys(getattr(g, axis) for g in sub))
-            cell = {(g.heuristic, g.priority, getattr(g, axis)): g for g in sub}
+            lay = _layout(sub, axis)
+            heurs, prios, xs, cell = lay.heurs, lay.prios, lay.xs, lay.cell
             sets = max(g.sets for g in sub)
             out.append(f"**{src}**, {other} = {_xlabel(other, fixed)}, {sets} instances: mean of T / L(f)")
             out.append("")
