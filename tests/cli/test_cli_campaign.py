@@ -106,4 +106,6 @@ def test_bundled_campaigns_are_valid(toml):
         assert spec.n_cells() == 30 * 5 * 7 * 10
         assert spec.scenarios == (100 if "tenth" in toml.stem else 1000)
     if toml.stem.startswith("table1"):
-        assert spec.priorities == ("LPT",) and spec.qbar == (0.0, 0.05, 0.1)
+        assert spec.priorities == ("LPT",)
+        assert spec.qbar == ((0.05, 0.1) if toml.stem.endswith("kept") else (0.0, 0.05, 0.1))
+        assert spec.sources[0].kind == "swf" and spec.sources[0].days == 30
