@@ -7,6 +7,11 @@ default exact method, each capped by a time limit, for k = 3 and k = n and growi
 ``rlist``: time per failure scenario of the resilient rigid heuristics on the synthetic setting
 of ``resilient-rigid-jobs.md`` §5.1, compiled (:func:`heuristics.fast.makespans`) against the
 plain reference implementation, with a check that both give the same makespans.
+
+``campaign``: the wall time of a whole campaign (by default ``campaigns/fig5-tenth.toml``, a tenth
+of the paper's Fig. 5) run into a fresh database, against the authors' C++ simulator, which
+would need about 13 hours on one core for the 10.5 million simulations of the full Fig. 5
+(``resilient-rigid-jobs.md`` §5; the issue's baseline), scaled to the campaign's size.
 """
 
 from __future__ import annotations
@@ -22,13 +27,17 @@ from .results import ExactResult, Status
 from .validate import validate_coschedule
 
 __all__ = [
+    "CPP_FIG5_SECONDS",
+    "FIG5_SIMULATIONS",
     "KINP_SIZES",
     "MATCHING_SIZES",
     "RLIST_HEURISTICS",
     "RLIST_TARGETS_MS",
+    "CampaignBench",
     "KinpRow",
     "MatchingRow",
     "RlistRow",
+    "bench_campaign",
     "bench_kinp",
     "bench_matching",
     "bench_rlist",
@@ -288,3 +297,59 @@ def bench_rlist(
             scenarios, compile_s, compiled, 1000 * best_cpu / scenarios,
             1000 * best_wall / scenarios, k, ref_ms, identical, float(np.mean(fast)),
         )
+
+
+# ------------------------------------------------------------------------------ campaign
+
+#: the baseline: the authors' C++ simulator needs about 13 hours on one core for Fig. 5 ...
+CPP_FIG5_SECONDS = 13 * 3600.0
+#: ... which is 30 sets x 5 heuristics x 7 priorities x 10 qbar x 1000 scenarios
+FIG5_SIMULATIONS = 30 * 5 * 7 * 10 * 1000
+
+
+@dataclass(frozen=True)
+class CampaignBench:
+    spec: str
+    cells: int
+    simulations: int
+    workers: int
+    seconds: float
+    peak_rss_mb: float | None
+    worker_peak_rss_mb: float | None
+
+    @property
+    def per_second(self) -> float:
+        return self.simulations / self.seconds if self.seconds > 0 else float("inf")
+
+    @property
+    def baseline_seconds(self) -> float:
+        """The C++ simulator's time for as many simulations (one core, at the Fig. 5 rate)."""
+        return CPP_FIG5_SECONDS * self.simulations / FIG5_SIMULATIONS
+
+    @property
+    def speedup(self) -> float:
+        """Baseline time over our wall time (same work; ours on ``workers`` cores)."""
+        return self.baseline_seconds / self.seconds if self.seconds > 0 else float("inf")
+
+    def to_dict(self) -> dict:
+        return {**asdict(self), "per_second": self.per_second, "baseline_seconds": self.baseline_seconds,
+                "speedup": self.speedup}
+
+
+def bench_campaign(spec_path: str, *, workers: int | None = None, db: str | None = None) -> CampaignBench:
+    """Run the campaign ``spec_path`` from scratch (into ``db``, or a temporary file that is
+    deleted afterwards) and time it. Its numbers are those of ``coschedule simulate``; the
+    comparison with the C++ baseline assumes the same cost per simulation as Fig. 5's mix."""
+    import os
+    import tempfile
+
+    from .campaign import load_spec, run_campaign
+
+    spec = load_spec(spec_path).normalized()
+    with tempfile.TemporaryDirectory() as tmp:
+        path = db or os.path.join(tmp, "bench.sqlite")
+        if db and os.path.exists(db):
+            raise ValueError(f"{db} exists: the benchmark needs a fresh database")
+        summary = run_campaign(spec, path, workers=workers)
+    return CampaignBench(spec_path, summary.cells, summary.computed * spec.scenarios, summary.workers,
+                         summary.seconds, summary.peak_rss_mb, summary.worker_peak_rss_mb)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from coschedule.bench import bench_kinp, bench_matching
@@ -37,3 +39,21 @@ def test_matching_rows_are_optimal():
     ref = solve_kinp(synthetic_instance(12, 8, seed=12), 2, method="subsetdp").objective
     assert row.status == "optimal" and row.solver == "networkx"
     assert row.objective == pytest.approx(ref, rel=1e-9)
+
+
+def test_bench_campaign_times_a_fresh_run_against_the_cpp_baseline(tmp_path, capsys):
+    from coschedule.bench import CPP_FIG5_SECONDS, FIG5_SIMULATIONS, bench_campaign
+    from coschedule.cli import main
+
+    spec = tmp_path / "tiny.toml"
+    spec.write_text('scenarios = 7\nheuristics = ["r-list-0", "r-shelf-b"]\nqbar = [0, 0.2]\n'
+                    '[[source]]\nkind = "synthetic"\nsets = 2\nn = 8\nprocs = [1, 10]\nP = 20\n')
+    row = bench_campaign(str(spec), workers=1)
+    assert row.cells == 2 * 2 * 2 and row.simulations == row.cells * 7
+    assert row.baseline_seconds == pytest.approx(CPP_FIG5_SECONDS * row.simulations / FIG5_SIMULATIONS)
+    assert row.speedup == pytest.approx(row.baseline_seconds / row.seconds)
+    assert not list(tmp_path.glob("*.sqlite"))  # a temporary database, removed afterwards
+    assert main(["bench", "campaign", "--spec", str(spec), "--workers", "1", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)["campaign"]
+    assert data["simulations"] == 56 and data["workers"] == 1
+    assert main(["bench", "campaign", "--spec", str(tmp_path / "none.toml")]) == 2
