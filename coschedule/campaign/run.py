@@ -29,6 +29,10 @@ from .store import ResultStore
 __all__ = ["Progress", "RunSummary", "normalized_lower_bounds", "run_campaign", "simulate_cell"]
 
 
+#: how long ``--dask ADDRESS`` waits for the scheduler before giving up
+DASK_CONNECT_TIMEOUT = "10s"
+
+
 def normalized_lower_bounds(procs: np.ndarray, times: np.ndarray, P: int, failures: np.ndarray) -> np.ndarray:
     """``L(f) = max(t_max(f), A(f) / P)`` for each row of ``failures`` (eqs. 5 and 6).
 
@@ -190,6 +194,16 @@ def run_campaign(
     """
     spec = spec.normalized()
     spec.check()
+    client = _dask_client(dask) if dask is not None else None  # reach it before creating the file
+    try:
+        return _run(spec, db, client, workers, progress, backend, on_row, max_cells)
+    finally:
+        if client is not None and isinstance(dask, str):
+            client.close()
+
+
+def _run(spec: CampaignSpec, db: str, client: Any, workers: int | None, progress: bool, backend: str,
+         on_row: Callable[[dict[str, Any]], None] | None, max_cells: int | None) -> RunSummary:
     with ResultStore.create_or_resume(db, spec) as store:
         total = spec.n_cells()
         done_before = store.count()
@@ -209,8 +223,8 @@ def run_campaign(
 
         t0 = time.perf_counter()
         try:
-            if dask is not None:
-                name, nworkers = "dask", _run_dask(todo, dask, backend, record)
+            if client is not None:
+                name, nworkers = "dask", _run_dask(todo, client, backend, record)
             else:
                 nworkers = workers or os.cpu_count() or 1
                 name = "local"
@@ -265,33 +279,35 @@ def _terminate(ex: ProcessPoolExecutor) -> None:
             p.terminate()
 
 
-def _run_dask(todo: Iterator[Cell], dask: str | Any, backend: str, record: Callable[[dict[str, Any]], None]) -> int:
+def _dask_client(dask: str | Any) -> Any:
+    """A client of the scheduler at ``dask`` (an address), or ``dask`` itself (a client)."""
+    if not isinstance(dask, str):
+        return dask
     try:
-        from distributed import Client, as_completed
+        from distributed import Client
     except ImportError:
         raise SolverUnavailable("--dask needs dask.distributed: pip install 'coschedule[dask]'") from None
-    own = isinstance(dask, str)
-    client: Any
     try:
-        client = Client(dask, timeout="10s") if own else dask
+        return Client(dask, timeout=DASK_CONNECT_TIMEOUT)
     except (OSError, TimeoutError) as e:
         raise SolverUnavailable(f"cannot reach the Dask scheduler at {dask}: {e}") from None
-    try:
-        nworkers = max(1, sum(w.get("nthreads", 1) for w in client.scheduler_info()["workers"].values()))
-        limit = 2 * nworkers + 2
-        first = [client.submit(simulate_cell, c, backend, pure=False) for c in _take(todo, limit)]
-        queue = as_completed(first)
-        for fut in queue:
-            row = fut.result()
-            fut.release()
-            record(row)
-            nxt = next(todo, None)
-            if nxt is not None:
-                queue.add(client.submit(simulate_cell, nxt, backend, pure=False))
-        return nworkers
-    finally:
-        if own:
-            client.close()
+
+
+def _run_dask(todo: Iterator[Cell], client: Any, backend: str, record: Callable[[dict[str, Any]], None]) -> int:
+    from distributed import as_completed
+
+    nworkers = max(1, sum(w.get("nthreads", 1) for w in client.scheduler_info()["workers"].values()))
+    limit = 2 * nworkers + 2
+    first = [client.submit(simulate_cell, c, backend, pure=False) for c in _take(todo, limit)]
+    queue = as_completed(first)
+    for fut in queue:
+        row = fut.result()
+        fut.release()
+        record(row)
+        nxt = next(todo, None)
+        if nxt is not None:
+            queue.add(client.submit(simulate_cell, nxt, backend, pure=False))
+    return nworkers
 
 
 def _peak_rss_mb() -> tuple[float | None, float | None]:

@@ -215,6 +215,18 @@ def test_dask_local_cluster_gives_the_same_numbers(tmp_path, reference_db):
     assert same(numbers(db, arrays=True), numbers(reference_db, arrays=True))
 
 
+def test_unreachable_dask_scheduler_fails_before_creating_the_file(tmp_path, monkeypatch):
+    pytest.importorskip("distributed")
+    import coschedule.campaign.run as run_module
+    from coschedule.errors import SolverUnavailable
+
+    monkeypatch.setattr(run_module, "DASK_CONNECT_TIMEOUT", "1s")
+    db = tmp_path / "never.sqlite"
+    with pytest.raises(SolverUnavailable, match=r"cannot reach the Dask scheduler at tcp://127.0.0.1:1"):
+        run_campaign(small_spec(), str(db), dask="tcp://127.0.0.1:1")
+    assert not db.exists()
+
+
 def test_resume_skips_done_cells_and_ends_with_the_same_numbers(tmp_path, reference_db):
     db = tmp_path / "resume.sqlite"
     spec = small_spec(keep_makespans=True)
