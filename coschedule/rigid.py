@@ -29,6 +29,7 @@ __all__ = [
     "FailureScenario",
     "SilentErrors",
     "lower_bound",
+    "lower_bounds",
     "t_max",
     "total_area",
 ]
@@ -160,6 +161,16 @@ def total_area(instance: RigidInstance, scenario: FailureScenario) -> float:
 def lower_bound(instance: RigidInstance, scenario: FailureScenario) -> float:
     """``L(f) = max(t_max(f), A(f) / P)``, a lower bound on ``T_OPT(f)`` by (5) and (6)."""
     return max(t_max(instance, scenario), total_area(instance, scenario) / instance.P)
+
+
+def lower_bounds(instance: RigidInstance, failures: np.ndarray) -> np.ndarray:
+    """:func:`lower_bound` of every row of ``failures`` (shape ``(S, n)``, as
+    :meth:`SilentErrors.sample` returns), vectorised; ``A(f)`` is summed with :func:`math.fsum`
+    as there, so both give the same floats on every machine."""
+    attempts = np.asarray(failures) + 1
+    tmax = (attempts * instance.times).max(axis=1)
+    A = np.array([math.fsum(row) for row in attempts * instance.areas], dtype=float)
+    return np.maximum(tmax, A / instance.P)
 
 
 @dataclass(frozen=True)

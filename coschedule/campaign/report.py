@@ -20,7 +20,7 @@ import csv
 import json
 import math
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
@@ -127,6 +127,16 @@ def format_tables(groups: Sequence[Group]) -> str:
     if not groups:
         return "(no completed cell)"
     out: list[str] = []
+    for src, label, sub, axis in _sections(groups):
+        out.append(f"== {src}: {label}; mean of T / L(f) ==")
+        out.extend(_by_heuristic(sub, axis))
+        out.extend(_table1(sub, axis))
+    return "\n".join(out)
+
+
+def _sections(groups: Sequence[Group]) -> Iterator[tuple[str, str, list[Group], str]]:
+    """``(source, label, groups, axis)`` per source and per value of the fixed parameter: the
+    groups of one table, and the parameter that varies along its rows."""
     for src in dict.fromkeys(g.source for g in groups):
         gs = [g for g in groups if g.source == src]
         axis = _axis(gs)
@@ -134,10 +144,7 @@ def format_tables(groups: Sequence[Group]) -> str:
         for fixed in dict.fromkeys(getattr(g, other) for g in gs):
             sub = [g for g in gs if getattr(g, other) == fixed]
             sets = max(g.sets for g in sub)
-            out.append(f"== {src}: {other} = {_xlabel(other, fixed)}, {sets} instances; mean of T / L(f) ==")
-            out.extend(_by_heuristic(sub, axis))
-            out.extend(_table1(sub, axis))
-    return "\n".join(out)
+            yield src, f"{other} = {_xlabel(other, fixed)}, {sets} instances", sub, axis
 
 
 def _by_heuristic(gs: Sequence[Group], axis: str) -> list[str]:
@@ -193,42 +200,36 @@ def format_markdown(groups: Sequence[Group]) -> str:
     if not groups:
         return "(no completed cell)"
     out: list[str] = []
-    for src in dict.fromkeys(g.source for g in groups):
-        gs = [g for g in groups if g.source == src]
-        axis = _axis(gs)
-        other = "P" if axis == "qbar" else "qbar"
-        for fixed in dict.fromkeys(getattr(g, other) for g in gs):
-            sub = [g for g in gs if getattr(g, other) == fixed]
-            lay = _layout(sub, axis)
-            heurs, prios, xs, cell = lay.heurs, lay.prios, lay.xs, lay.cell
-            sets = max(g.sets for g in sub)
-            out.append(f"**{src}**, {other} = {_xlabel(other, fixed)}, {sets} instances: mean of T / L(f)")
-            out.append("")
-            if len(prios) > 1:
-                for h in heurs:
-                    out.append(f"| {pretty_heuristic(h)}, {axis} | " + " | ".join(prios) + " |")
-                    out.append("|---" * (len(prios) + 1) + "|")
-                    for x in xs:
-                        vals = [cell.get((h, p, x)) for p in prios]
-                        best = min((v.mean for v in vals if v is not None), default=None)
-                        txt = ["-" if v is None else (f"**{v.mean:.3f}**" if v.mean == best else f"{v.mean:.3f}")
-                               for v in vals]
-                        out.append(f"| {_xlabel(axis, x)} | " + " | ".join(txt) + " |")
-                    out.append("")
-            for p in prios:
-                names = [pretty_heuristic(h) for h in heurs]
-                out.append(f"| {p}: {axis} | failures | " + " | ".join(f"avg {n}" for n in names) + " | "
-                           + " | ".join(f"std {n}" for n in names) + " | "
-                           + " | ".join(f"max {n}" for n in names) + " |")
-                out.append("|---" * (2 + 3 * len(names)) + "|")
+    for src, label, sub, axis in _sections(groups):
+        lay = _layout(sub, axis)
+        heurs, prios, xs, cell = lay.heurs, lay.prios, lay.xs, lay.cell
+        out.append(f"**{src}**, {label}: mean of T / L(f)")
+        out.append("")
+        if len(prios) > 1:
+            for h in heurs:
+                out.append(f"| {pretty_heuristic(h)}, {axis} | " + " | ".join(prios) + " |")
+                out.append("|---" * (len(prios) + 1) + "|")
                 for x in xs:
-                    row = [cell.get((h, p, x)) for h in heurs]
-                    fails = next((g.failures for g in row if g is not None), float("nan"))
-                    parts = []
-                    for stat, fmt in (("mean", "{:.3f}"), ("std", "{:.2e}"), ("max", "{:.3f}")):
-                        parts += ["-" if g is None else fmt.format(getattr(g, stat)) for g in row]
-                    out.append(f"| {_xlabel(axis, x)} | {fails:.2f} | " + " | ".join(parts) + " |")
+                    vals = [cell.get((h, p, x)) for p in prios]
+                    best = min((v.mean for v in vals if v is not None), default=None)
+                    txt = ["-" if v is None else (f"**{v.mean:.3f}**" if v.mean == best else f"{v.mean:.3f}")
+                           for v in vals]
+                    out.append(f"| {_xlabel(axis, x)} | " + " | ".join(txt) + " |")
                 out.append("")
+        for p in prios:
+            names = [pretty_heuristic(h) for h in heurs]
+            out.append(f"| {p}: {axis} | failures | " + " | ".join(f"avg {n}" for n in names) + " | "
+                       + " | ".join(f"std {n}" for n in names) + " | "
+                       + " | ".join(f"max {n}" for n in names) + " |")
+            out.append("|---" * (2 + 3 * len(names)) + "|")
+            for x in xs:
+                row = [cell.get((h, p, x)) for h in heurs]
+                fails = next((g.failures for g in row if g is not None), float("nan"))
+                parts = []
+                for stat, fmt in (("mean", "{:.3f}"), ("std", "{:.2e}"), ("max", "{:.3f}")):
+                    parts += ["-" if g is None else fmt.format(getattr(g, stat)) for g in row]
+                out.append(f"| {_xlabel(axis, x)} | {fails:.2f} | " + " | ".join(parts) + " |")
+            out.append("")
     return "\n".join(out)
 
 

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import contextlib
 import itertools
-import math
 import os
 import sys
 import time
@@ -26,29 +25,16 @@ from coschedule.errors import SolverUnavailable
 from .spec import CampaignSpec, Cell
 from .store import ResultStore
 
-__all__ = ["Progress", "RunSummary", "normalized_lower_bounds", "run_campaign", "simulate_cell"]
+__all__ = ["Progress", "RunSummary", "run_campaign", "simulate_cell"]
 
 
 #: how long ``--dask ADDRESS`` waits for the scheduler before giving up
 DASK_CONNECT_TIMEOUT = "10s"
 
 
-def normalized_lower_bounds(procs: np.ndarray, times: np.ndarray, P: int, failures: np.ndarray) -> np.ndarray:
-    """``L(f) = max(t_max(f), A(f) / P)`` for each row of ``failures`` (eqs. 5 and 6).
-
-    ``A(f)`` is summed with :func:`math.fsum` (correctly rounded), so the bound is the same on
-    every machine, whatever numpy's summation order.
-    """
-    attempts = failures + 1
-    tmax = (attempts * times).max(axis=1)
-    areas = attempts * (procs * times)
-    A = np.array([math.fsum(row) for row in areas], dtype=float)
-    return np.maximum(tmax, A / P)
-
-
 def simulate_cell(cell: Cell, backend: str = "auto") -> dict[str, Any]:
     """Simulate one cell on its ``N`` scenarios; the row the store keeps."""
-    from coschedule.rigid import SilentErrors
+    from coschedule.rigid import SilentErrors, lower_bounds
     from heuristics.fast import makespans
 
     t0 = time.perf_counter()
@@ -58,7 +44,7 @@ def simulate_cell(cell: Cell, backend: str = "auto") -> dict[str, Any]:
     failures = model.sample(inst, cell.scenarios, seed=rng)
     prio_rng = np.random.Generator(np.random.PCG64(np.random.SeedSequence(list(cell.priority_seed))))
     T = makespans(inst, failures, cell.heuristic, cell.priority, seed=prio_rng, backend=backend)
-    L = normalized_lower_bounds(inst.procs, inst.times, inst.P, failures)
+    L = lower_bounds(inst, failures)
     ratio = T / L
     row: dict[str, Any] = {
         "id": cell.id,

@@ -120,12 +120,11 @@ class SyntheticSource:
             raise CampaignError(f"source {self.name!r}: P = {self.P} is smaller than procs[1] = {hi}")
 
     def instances(self, seed: int) -> Iterator[InstanceRef]:
-        lo, hi = self.procs
+        from coschedule.generators import synthetic_rigid
+
         for k in range(self.sets):
             rng = np.random.Generator(np.random.PCG64(np.random.SeedSequence([seed, _crc(self.name), k])))
-            p = rng.integers(lo, hi, endpoint=True, size=self.n)
-            t = rng.uniform(self.times[0], self.times[1], size=self.n)
-            jobs = tuple(RigidJob(int(pj), float(tj), name=f"J{j}") for j, (pj, tj) in enumerate(zip(p, t)))
+            jobs = synthetic_rigid(self.n, self.P, rng, procs=self.procs, times=self.times).jobs
             key = f"{self.name}#{k}"
             yield InstanceRef(key, self.name, RigidInstance(jobs, self.P, name=key))
 

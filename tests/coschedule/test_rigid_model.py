@@ -25,6 +25,7 @@ from coschedule.rigid import (
     RigidJob,
     SilentErrors,
     lower_bound,
+    lower_bounds,
     rigid_instance,
     t_max,
     total_area,
@@ -263,3 +264,12 @@ def test_synthetic_rigid_options_and_errors():
         synthetic_rigid(times=(0.0, 1.0))
     with pytest.raises(ValueError, match=r"need 1 <= procs\[0\] <= procs\[1\]"):
         synthetic_rigid(procs=(10, 5))
+
+
+@given(seed=seeds, qbar=st.sampled_from([0.0, 0.3, 0.8]))
+def test_vectorised_lower_bounds_are_the_scalar_ones_exactly(seed, qbar):
+    """``lower_bounds`` (the campaigns' normalizer) against ``lower_bound`` per scenario: equal floats."""
+    inst = random_rigid(9, 16, seed=seed % 2**32)
+    failures = SilentErrors.from_qbar(inst, qbar).sample(inst, 20, seed=seed % 2**32)
+    expected = [lower_bound(inst, FailureScenario(tuple(int(x) for x in row))) for row in failures]
+    assert lower_bounds(inst, failures).tolist() == expected
