@@ -61,17 +61,31 @@ SOLUTION_FORMAT = "coschedule/coschedule"
 FORMAT_VERSION = 1
 
 
-def read_json(path: str | Path) -> Any:
-    """Parse a JSON file; a syntax error names the file, line and column."""
-    path = Path(path)
+def read_file_bytes(path: Path, kind: str) -> bytes:
+    """The bytes of a user's input file (``kind`` names what it should be, e.g. "a JSON file");
+    a missing file, a folder or an unreadable file is a one-line :class:`FormatError`."""
     try:
-        text = path.read_text(encoding="utf-8")
+        return path.read_bytes()
     except FileNotFoundError:
         raise FormatError(f"{path}: no such file") from None
     except IsADirectoryError:
-        raise FormatError(f"{path}: is a directory, expected a JSON file") from None
+        raise FormatError(f"{path}: is a directory, expected {kind}") from None
+    except OSError as e:
+        raise FormatError(f"{path}: cannot read: {e.strerror or e}") from None
+
+
+def read_utf8(path: Path, kind: str) -> str:
+    """:func:`read_file_bytes` decoded as UTF-8 (an error names the byte)."""
+    try:
+        return read_file_bytes(path, kind).decode("utf-8")
     except UnicodeDecodeError as e:
         raise FormatError(f"{path}: not UTF-8 text ({e.reason} at byte {e.start})") from None
+
+
+def read_json(path: str | Path) -> Any:
+    """Parse a JSON file; a syntax error names the file, line and column."""
+    path = Path(path)
+    text = read_utf8(path, "a JSON file")
     try:
         return json.loads(text)
     except json.JSONDecodeError as e:

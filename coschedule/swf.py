@@ -30,6 +30,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 import numpy as np
 
 from .errors import FormatError, InvalidInstance
+from .io import read_file_bytes
 from .rigid import RigidInstance, RigidJob
 
 __all__ = [
@@ -190,14 +191,7 @@ class DaySet:
 
 
 def _read_text(path: Path) -> str:
-    try:
-        raw = path.read_bytes()
-    except FileNotFoundError:
-        raise FormatError(f"{path}: no such file") from None
-    except IsADirectoryError:
-        raise FormatError(f"{path}: is a directory, expected an SWF file") from None
-    except OSError as e:
-        raise FormatError(f"{path}: cannot read: {e.strerror or e}") from None
+    raw = read_file_bytes(path, "an SWF file")
     if raw[:2] == b"\x1f\x8b":
         try:
             raw = gzip.decompress(raw)

@@ -616,13 +616,13 @@ def spec_from_dict(data: Any, where: str = "spec", base: str | Path = ".") -> Ca
 
 def load_spec(path: str | Path) -> CampaignSpec:
     """Read a campaign TOML file; relative paths in it are relative to its folder."""
+    from coschedule.io import read_utf8
+
     p = Path(path)
     try:
-        text = p.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise CampaignError(f"{p}: no such file") from None
-    except OSError as e:
-        raise CampaignError(f"{p}: {e.strerror}") from None
+        text = read_utf8(p, "a TOML file")
+    except FormatError as e:
+        raise CampaignError(str(e)) from None
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
