@@ -1,7 +1,7 @@
 """coschedule: scheduling parallel jobs on failure-prone HPC platforms.
 
 The hub package: the problem model, validation, I/O, generators and the CLI. Exact solvers
-live in :mod:`exact`, heuristics in :mod:`heuristics`.
+live in :mod:`coschedule.exact`, heuristics in :mod:`coschedule.heuristics`.
 """
 
 from .errors import (

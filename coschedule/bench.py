@@ -5,7 +5,7 @@ default exact method, each capped by a time limit, for k = 3 and k = n and growi
 2-in-p matching for large n (p = 64). Every row says whether optimality was proved.
 
 ``rlist``: time per failure scenario of the resilient rigid heuristics on the synthetic setting
-of ``resilient-rigid-jobs.md`` §5.1, compiled (:func:`heuristics.fast.makespans`) against the
+of ``resilient-rigid-jobs.md`` §5.1, compiled (:func:`coschedule.heuristics.fast.makespans`) against the
 plain reference implementation, with a check that both give the same makespans.
 
 ``campaign``: the wall time of a whole campaign (by default ``campaigns/fig5-tenth.toml``, a tenth
@@ -118,7 +118,7 @@ def bench_kinp(
     """Yield one row per (k, n). Seeds are ``n`` (printed). Once the ILP fails to prove
     optimality for some n, it is not run for larger n of the same k (it only gets harder),
     unless ``ilp_every_row``."""
-    from exact import solve_kinp
+    from coschedule.exact import solve_kinp
 
     sizes = KINP_SIZES if sizes is None else sizes
     for klabel, ns in sizes.items():
@@ -151,7 +151,7 @@ def bench_matching(
     sizes: list[int] | None = None, *, p: int = 64, solver: str = "auto",
     progress: Callable[[str], None] | None = None,
 ) -> Iterator[MatchingRow]:
-    from exact.matching import solve_matching
+    from coschedule.exact.matching import solve_matching
 
     for n in MATCHING_SIZES if sizes is None else sizes:
         inst = synthetic_instance(n, p, seed=n)
@@ -232,7 +232,7 @@ def _timed(fn: Callable[..., np.ndarray], *args: object, **kwargs: object) -> tu
 
 def _compile_misses() -> int:
     """Total numba cache misses (= compilations) of the kernels, -1 without numba."""
-    from heuristics import fast
+    from coschedule.heuristics import fast
 
     if not fast.HAVE_NUMBA:
         return -1
@@ -259,12 +259,12 @@ def bench_rlist(
 
     The instance is ``synthetic_rigid(n, P, seed=seed)`` (§5.1: procs U{50..2000}, times
     U[100, 20000]) and the scenarios ``SilentErrors.from_qbar(instance, qbar).sample(instance,
-    scenarios, seed=seed + 1)``. The fast path is :func:`heuristics.fast.makespans` (numba, or
+    scenarios, seed=seed + 1)``. The fast path is :func:`coschedule.heuristics.fast.makespans` (numba, or
     the reference when numba is missing: see ``backend``), warmed up on one scenario first, then
     timed on all ``scenarios``, best of ``repeat``; the reference (one call of the registry's
     heuristic per scenario) runs once on the first ``reference_scenarios``.
     """
-    from heuristics.fast import HAVE_NUMBA, makespans
+    from coschedule.heuristics.fast import HAVE_NUMBA, makespans
 
     from .rigid import SilentErrors
 

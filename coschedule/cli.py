@@ -93,7 +93,7 @@ def _instance_line(instance: MoldableInstance, path: str) -> str:
 
 
 def _heuristic_costs(instance: MoldableInstance, k: int) -> dict[str, tuple[CoSchedule, float]]:
-    from heuristics import HEURISTICS
+    from coschedule.heuristics import HEURISTICS
 
     out = {}
     for name, fn in HEURISTICS.items():
@@ -106,7 +106,7 @@ def _heuristic_costs(instance: MoldableInstance, k: int) -> dict[str, tuple[CoSc
 
 
 def _optimum(instance: MoldableInstance, k: int, args: argparse.Namespace) -> ExactResult:
-    from exact import solve_kinp
+    from coschedule.exact import solve_kinp
 
     res = solve_kinp(
         instance, k, method=args.method, solver=args.solver,
@@ -162,8 +162,8 @@ def cmd_solve(args: argparse.Namespace) -> int:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    from exact import SUBSETDP_MAX_WORK, auto_method, subset_dp_work
-    from heuristics import get_heuristic
+    from coschedule.exact import SUBSETDP_MAX_WORK, auto_method, subset_dp_work
+    from coschedule.heuristics import get_heuristic
 
     instance = load_any_instance(args.instance)
     if isinstance(instance, RigidInstance):
@@ -264,7 +264,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
 
 
 def cmd_solvers(args: argparse.Namespace) -> int:
-    from exact import available_solvers
+    from coschedule.exact import available_solvers
 
     table = available_solvers()
     if args.json:

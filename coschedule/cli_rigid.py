@@ -49,7 +49,7 @@ def scenario_from_args(instance: RigidInstance, args: argparse.Namespace) -> tup
 
 def _optimum(instance: RigidInstance, scenario: FailureScenario, args: argparse.Namespace,
              hint: Schedule | None = None) -> ExactResult:
-    from exact.rigid import solve_rigid_opt
+    from coschedule.exact.rigid import solve_rigid_opt
 
     res = solve_rigid_opt(instance, scenario, time_limit=args.time_limit, time_unit=args.time_unit, hint=hint)
     if res.solution is not None:
@@ -68,7 +68,7 @@ def _summary(instance: RigidInstance, scenario: FailureScenario, how: str) -> st
 
 def run_rigid(instance: RigidInstance, args: argparse.Namespace) -> int:
     """``coschedule run HEURISTIC rigid.json``: one heuristic under one scenario."""
-    from heuristics import get_rigid_heuristic
+    from coschedule.heuristics import get_rigid_heuristic
 
     fn = get_rigid_heuristic(args.heuristic)
     scenario, how = scenario_from_args(instance, args)
@@ -109,11 +109,11 @@ def run_rigid(instance: RigidInstance, args: argparse.Namespace) -> int:
 
 def solve_rigid(instance: RigidInstance, args: argparse.Namespace) -> int:
     """``coschedule solve rigid.json``: T_OPT(f), contiguous, or the optimal shelf schedule."""
-    from exact.rigid import solve_rigid_opt, solve_shelf_opt
+    from coschedule.exact.rigid import solve_rigid_opt, solve_shelf_opt
 
     scenario, how = scenario_from_args(instance, args)
     if args.best_order:
-        from exact.rigid_list import solve_list_opt
+        from coschedule.exact.rigid_list import solve_list_opt
 
         res = solve_list_opt(instance, scenario, m=0)
         what = "best priority order for R-List-0"
@@ -149,8 +149,8 @@ def solve_rigid(instance: RigidInstance, args: argparse.Namespace) -> int:
 
 def cmd_counterexample(args: argparse.Namespace) -> int:
     """Build a lower-bound family of §4.4, run its heuristic, bound the optimum, report the ratio."""
-    from exact.rigid import solve_rigid_opt
-    from heuristics import get_rigid_heuristic
+    from coschedule.exact.rigid import solve_rigid_opt
+    from coschedule.heuristics import get_rigid_heuristic
 
     from . import families
 

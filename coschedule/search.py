@@ -9,10 +9,10 @@ scenario ``f``) that maximises
 then *shrinks* the worst one to a minimal instance that keeps the ratio.
 
 * :func:`search_worst` -- a resilient rigid heuristic of
-  :data:`heuristics.RIGID_HEURISTICS` against ``T_OPT(f)``
-  (:func:`exact.rigid.solve_rigid_opt`, CP-SAT).
+  :data:`coschedule.heuristics.RIGID_HEURISTICS` against ``T_OPT(f)``
+  (:func:`coschedule.exact.rigid.solve_rigid_opt`, CP-SAT).
 * :func:`search_worst_kinp` -- the co-scheduling heuristic Pack-Approx against the exact
-  k-in-p optimum (:func:`exact.solve_kinp`, subset DP for small ``n``).
+  k-in-p optimum (:func:`coschedule.exact.solve_kinp`, subset DP for small ``n``).
 * :func:`expected_ratio_search` -- the open question at the end of §4.4: the largest
   *expected*-makespan ratio of a shelf heuristic under the exponential error model, by a
   documented Monte Carlo proxy (:func:`expected_ratio`).
@@ -516,11 +516,11 @@ def rigid_ratio(
     """Certified ratio of one rigid heuristic against ``T_OPT(f)`` on one instance.
 
     The heuristic's schedule is validated; ``T_OPT(f)`` is solved by
-    :func:`exact.rigid.solve_rigid_opt` (time unit 1 when every time is an integer, so that
+    :func:`coschedule.exact.rigid.solve_rigid_opt` (time unit 1 when every time is an integer, so that
     nothing is rounded), unless the heuristic meets ``L(f)``. ``ratio <= true ratio <=
     ratio_upper`` always (see the module docstring).
     """
-    from heuristics import get_rigid_heuristic
+    from coschedule.heuristics import get_rigid_heuristic
 
     from .validate import validate_rigid
 
@@ -538,7 +538,7 @@ def rigid_ratio(
 
 def _solve_rigid(instance: RigidInstance, scenario: FailureScenario, hint: Schedule,
                  time_limit: float | None, threads: int) -> ExactResult:
-    from exact.rigid import solve_rigid_opt
+    from coschedule.exact.rigid import solve_rigid_opt
 
     unit = 1.0 if _integral(instance.times) else None
     res = solve_rigid_opt(instance, scenario, time_limit=time_limit, time_unit=unit, threads=threads,
@@ -552,7 +552,7 @@ class _RigidProblem:
     def __init__(self, heuristic: str, priority: str, n: int, P: int, *, max_failures: int,
                  integral: bool, max_time: int, time_limit: float | None, threads: int,
                  heuristic_seed: int) -> None:
-        from heuristics import get_rigid_heuristic
+        from coschedule.heuristics import get_rigid_heuristic
 
         self.name = heuristic.lower()
         self.fn = get_rigid_heuristic(heuristic)
@@ -719,10 +719,10 @@ def search_worst(
     Parameters
     ----------
     heuristic
-        A name of :data:`heuristics.RIGID_HEURISTICS` (``r-list-0``, ``r-list-1``,
+        A name of :data:`coschedule.heuristics.RIGID_HEURISTICS` (``r-list-0``, ``r-list-1``,
         ``r-list-q``, ``r-shelf-b``, ``r-shelf-nb``, ``r-shelffill-b``, ``r-shelffill-nb``).
     priority
-        Its priority rule (:data:`heuristics.priorities.PRIORITIES`); RANDOM draws its order
+        Its priority rule (:data:`coschedule.heuristics.priorities.PRIORITIES`); RANDOM draws its order
         from ``heuristic_seed``.
     n, P
         At most ``n`` jobs (at least 1) on ``P`` processors.
@@ -834,7 +834,7 @@ class _KinpProblem:
     """Pack-Approx against the exact k-in-p optimum, ``1 <= tasks <= n`` on ``p`` processors."""
 
     def __init__(self, heuristic: str, n: int, p: int, k: int, *, integral: bool, max_time: int) -> None:
-        from heuristics import get_heuristic
+        from coschedule.heuristics import get_heuristic
 
         if heuristic.lower() not in KINP_HEURISTICS:
             raise unknown_name("co-scheduling heuristic with an exact search", heuristic, KINP_HEURISTICS)
@@ -923,7 +923,7 @@ class _KinpProblem:
         return cs, cs.cost(inst), lower
 
     def solve(self, c: _Kinp, schedule: CoSchedule) -> ExactResult:
-        from exact import solve_kinp
+        from coschedule.exact import solve_kinp
 
         inst = c.instance(self.p)
         method = "subsetdp" if inst.n <= 15 else "auto"
@@ -969,7 +969,7 @@ def search_worst_kinp(
     """Search moldable instances maximising ``Pack-Approx / OPT`` for k-in-p co-scheduling.
 
     ``k`` defaults to ``p`` (p-in-p, where Pack-Approx is a 3-approximation, Thm 1.6). The
-    optimum comes from :func:`exact.solve_kinp` with the subset DP (proved by construction;
+    optimum comes from :func:`coschedule.exact.solve_kinp` with the subset DP (proved by construction;
     ``n <= 15``). Moves keep (1.1)-(1.2): regenerate one profile
     (:func:`coschedule.generators.random_profile`), move one entry inside the interval its
     neighbours allow, scale a profile, swap, duplicate or remove a task. Shrinking removes
@@ -1058,7 +1058,7 @@ class _OptCache:
 
     def get(self, instance: RigidInstance, scenario: FailureScenario, alg: Schedule) -> tuple[float, bool]:
         """A validated upper bound on ``T_OPT(f)`` and whether it is proved optimal."""
-        from heuristics import r_list
+        from coschedule.heuristics import r_list
 
         key = (instance.P, tuple(instance.procs.tolist()), tuple(instance.times.tolist()), scenario.failures)
         hit = self.values.get(key)
@@ -1095,14 +1095,14 @@ def expected_ratio(
 
     A **proxy**, for tiny instances (``n <= 5``): ``samples`` scenarios are drawn from
     ``model`` (§3.4); on each, the heuristic runs and ``T_OPT(f)`` is solved
-    (:func:`exact.rigid.solve_rigid_opt`; skipped when R-List-0 or the heuristic meets
+    (:func:`coschedule.exact.rigid.solve_rigid_opt`; skipped when R-List-0 or the heuristic meets
     ``L(f)``; cached per scenario). Here ``E(T_OPT) = sum_f Q(f) T_OPT(f)``, the expectation
     of the clairvoyant optimum, as in the proof of (8); an optimal *dynamic* policy has a
     larger expectation, so this ratio over-estimates the ratio against it. The ratio of
     sample means is a consistent but biased estimator; the confidence interval is the
     delta-method one for paired samples.
     """
-    from heuristics import get_rigid_heuristic
+    from coschedule.heuristics import get_rigid_heuristic
 
     if samples < 1:
         raise ValueError(f"samples must be >= 1, got {samples}")

@@ -160,7 +160,7 @@ def solve_kinp(
         gives one) or ``UNKNOWN``, never ``OPTIMAL``.
     time_unit
         Round every time to this unit, making the model integral (CP-SAT always needs one: by
-        default :func:`exact.units.time_unit_for`; the matching has its own default). The
+        default :func:`coschedule.exact.units.time_unit_for`; the matching has its own default). The
         rounding error is reported in ``ExactResult.tolerance``.
     """
     if isinstance(k, bool) or not isinstance(k, int) or k < 1:

@@ -16,9 +16,9 @@ Design (``docs/algorithms.md``):
 3. **The master problem** ``min sum_B c(B) x_B`` s.t. every task covered, ``x`` binary, has
    one row per task, plus the valid inequality ``sum_B x_B >= ceil(n / s_max)`` (at least that
    many packs, ``s_max`` the largest pack size) which closes most of the LP gap when ``n`` is
-   not a multiple of ``k``. It is solved by any MIP backend of :mod:`exact.mip` (HiGHS by
+   not a multiple of ``k``. It is solved by any MIP backend of :mod:`coschedule.exact.mip` (HiGHS by
    default, CBC, or CP-SAT with an integer time unit), warm-started with the packs of a
-   large-neighbourhood search (:mod:`exact.lns`).
+   large-neighbourhood search (:mod:`coschedule.exact.lns`).
 
 The number of candidate packs is ``sum_{s <= min(k, p)} C(n, s)``; instances above
 ``max_columns`` are refused with a message (use the ILP or a heuristic there).

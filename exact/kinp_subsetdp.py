@@ -2,13 +2,13 @@
 
 ``F(S) = min over packs B of S that contain the lowest task of S, |B| <= k,
 of c(B) + F(S \\ B)``, ``F(empty) = 0``; the optimum is ``F(all tasks)``. Pack prices ``c(B)``
-come from the threshold pricing of :mod:`exact.kinp_setcover` (all packs of at most ``k`` tasks
+come from the threshold pricing of :mod:`coschedule.exact.kinp_setcover` (all packs of at most ``k`` tasks
 at once). Sets are processed by size; for all sets of one size the sub-packs are enumerated at
 once as a matrix (bit patterns times the sets' bit values), so the ``sum_S 2^(|S|-1)`` (pairs
 ``(S, B)``, ``3^n / 2`` for ``k = n``) work runs in numpy, not in Python loops.
 
 It proves optimality by construction (every partition is covered), with no solver tolerance
-beyond float summation. It is the production twin of :mod:`exact.exhaustive` (the pure-Python
+beyond float summation. It is the production twin of :mod:`coschedule.exact.exhaustive` (the pure-Python
 reference of the tests, which prices packs with the DP of §1.4.2 instead).
 """
 

@@ -6,7 +6,7 @@ neighbouring cost or random ones) and re-pack their tasks *optimally* with the s
 move is kept only when it lowers the cost. The search is deterministic: a seeded generator and
 an iteration budget (a wall-clock cap only guards against slow machines).
 
-It proves nothing by itself; :func:`exact.solve_kinp` uses it to give the set-cover MIP a good
+It proves nothing by itself; :func:`coschedule.exact.solve_kinp` uses it to give the set-cover MIP a good
 first solution, so that the solver prunes from the start.
 """
 

@@ -124,7 +124,7 @@ def pair_costs(instance: MoldableInstance) -> tuple[np.ndarray, np.ndarray]:
 def default_time_unit(instance: MoldableInstance) -> float:
     """The default integer time unit of :func:`solve_matching`.
 
-    :func:`exact.units.time_unit_for` over the loop weights ``t(i, p)`` with ``UNIT_BITS`` bits:
+    :func:`coschedule.exact.units.time_unit_for` over the loop weights ``t(i, p)`` with ``UNIT_BITS`` bits:
     ``unit = 2**(ceil(log2(t_max)) - UNIT_BITS)``, ``t_max = max_i t(i, p)``. Every positive
     saving is below ``t(i, p) + t(i', p) <= 2 t_max``, so integer weights stay below
     ``2**(UNIT_BITS + 1)``. A power of two makes ``saving / unit`` an exact

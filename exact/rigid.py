@@ -10,7 +10,7 @@
 Integer time unit and what is proved
 ------------------------------------
 CP-SAT needs integers. Times are measured in an explicit unit ``u`` (default
-:func:`exact.units.time_unit_for`, a power of two with the longest job at most ``2^24 u``)
+:func:`coschedule.exact.units.time_unit_for`, a power of two with the longest job at most ``2^24 u``)
 and every attempt of job ``j`` lasts ``d_j = ceil(t_j / u)`` units, computed exactly with
 fractions. Write ``C`` for the optimum of the rounded model and ``OPT`` for the true one.
 
@@ -553,7 +553,7 @@ def solve_rigid_opt(
     time_limit
         Seconds for CP-SAT (``None``: until proved).
     time_unit
-        The integer time unit ``u`` (default :func:`exact.units.time_unit_for`).
+        The integer time unit ``u`` (default :func:`coschedule.exact.units.time_unit_for`).
     threads
         CP-SAT workers (default ``max(8, cores)``).
     hint

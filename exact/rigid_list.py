@@ -2,13 +2,13 @@
 
 ``solve_list_opt(instance, scenario, m=0)`` enumerates every priority order (a permutation of
 the jobs, used as the queue ranks, so a failed job re-enters at its own rank) and runs the
-R-List policy of :mod:`heuristics.rlist` on each, keeping the shortest makespan. It stops early
+R-List policy of :mod:`coschedule.heuristics.rlist` on each, keeping the shortest makespan. It stops early
 when a makespan reaches ``L(f)``, which no order can beat. This is the exact optimum *within the
 list policy* (``resilient-rigid-jobs.md`` §4.1), not ``T_OPT(f)``: it answers "how much does the
 priority rule cost?".
 
 It is the one exact module that imports :mod:`heuristics`: the policy being optimised lives
-there. ``n!`` orders: ``n <= 8`` takes seconds with the fast kernels (:mod:`heuristics.fast`),
+there. ``n!`` orders: ``n <= 8`` takes seconds with the fast kernels (:mod:`coschedule.heuristics.fast`),
 about a minute with the reference code; larger ``n`` is refused.
 """
 
@@ -32,8 +32,8 @@ MAX_N = 9
 
 def solve_list_opt(instance: RigidInstance, scenario: FailureScenario, *, m: int | str = 0) -> ExactResult:
     """Best priority order for R-List with parameter ``m`` under ``scenario`` (status OPTIMAL)."""
-    from heuristics import fast
-    from heuristics.rlist import r_list
+    from coschedule.heuristics import fast
+    from coschedule.heuristics.rlist import r_list
 
     scenario.check(instance)
     n = instance.n

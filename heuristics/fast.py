@@ -3,10 +3,10 @@
 Large campaigns (``resilient-rigid-jobs.md`` §5.1: 1000 scenarios per job set, 30 sets, seven
 heuristics, seven priorities) only need the makespan of each scenario. :func:`makespans`
 computes it with compiled kernels (numba, an optional dependency: ``pip install
-'coschedule[fast]'``) that replay the reference implementations :func:`heuristics.r_list`,
-:func:`heuristics.r_shelf` and :func:`heuristics.r_shelf_fill` decision for decision: the same
+'coschedule[fast]'``) that replay the reference implementations :func:`coschedule.heuristics.r_list`,
+:func:`coschedule.heuristics.r_shelf` and :func:`coschedule.heuristics.r_shelf_fill` decision for decision: the same
 float operations in the same order, the same equal-time tolerance
-(:func:`heuristics.rlist.time_tolerance`: completions within it are one instant, the round is at
+(:func:`coschedule.heuristics.rlist.time_tolerance`: completions within it are one instant, the round is at
 the latest of them), the same tie-breaking, hence bit-identical makespans. Without numba,
 :func:`makespans` calls the reference implementation once per scenario (same results, slower).
 
@@ -18,14 +18,14 @@ Kernels
 * **Events.** The running jobs sorted by the end of their attempt: the completions of the next
   instant are a prefix, popped together (NOTE 2); a new attempt is inserted in ``O(r)``.
 * **Profile** (``m > 0``). Free processors as a step function over ``[now, inf)`` in flat arrays,
-  with the breakpoints and values of :class:`heuristics.rlist._Profile` (running jobs' ends and
+  with the breakpoints and values of :class:`coschedule.heuristics.rlist._Profile` (running jobs' ends and
   the round's reservations), searched by the same earliest-fit and backfilling scans. R-List-1
   builds it afresh at every round. R-List-Q keeps it from round to round and only redoes the
   reservations that a fresh round can change (from the first job that just failed, see
   :func:`_list_q_one`): a round without failure makes no reservation at all, and the result is
   the same as that of a fresh round. Its queue is the array of the queued jobs in rank order,
   and its profile may keep breakpoints where nothing changes (same earliest fits).
-* **Shelves.** A loop over shelves, as :func:`heuristics.rshelf._shelves`.
+* **Shelves.** A loop over shelves, as :func:`coschedule.heuristics.rshelf._shelves`.
 
 On the §5.1 setting (100 jobs, ``P = 10000``, ``qbar = 0.3``, LPT) one scenario takes about
 0.03 ms with R-List-0, 0.05 ms with R-List-1, 0.35 ms with R-List-Q and 0.005 ms with the
@@ -95,7 +95,7 @@ FAST_HEURISTICS: tuple[str, ...] = tuple(RIGID_HEURISTICS)
 # ``ts[i]`` the start of segment ``i`` (``ts[0] = now``, strictly increasing), ``free[i]`` its free
 # processors, ``cnt[i]`` the number of interval endpoints on ``ts[i]`` (running ends, reservation
 # starts and ends); the last segment is unbounded and entirely free. Same breakpoints and values
-# as :class:`heuristics.rlist._Profile`, hence the same earliest fits.
+# as :class:`coschedule.heuristics.rlist._Profile`, hence the same earliest fits.
 
 
 @njit(cache=True)
@@ -276,7 +276,7 @@ def _list_one(
     free_at: np.ndarray,
     cnt: np.ndarray,
 ) -> float:
-    """Makespan of R-List (:func:`heuristics.rlist.r_list`) with ``min(k_max, |Q|)``
+    """Makespan of R-List (:func:`coschedule.heuristics.rlist.r_list`) with ``min(k_max, |Q|)``
     reservations per round, on one scenario; a fresh profile at every round."""
     n = procs.shape[0]
     inq[:] = True
@@ -634,7 +634,7 @@ def _shelf_makespans(
     tol: float,
     rel: float,
 ) -> np.ndarray:
-    """R-Shelf / R-ShelfFill (:func:`heuristics.rshelf._shelves`) on every scenario."""
+    """R-Shelf / R-ShelfFill (:func:`coschedule.heuristics.rshelf._shelves`) on every scenario."""
     n = procs.shape[0]
     S = failures.shape[0]
     out = np.empty(S)
@@ -801,20 +801,20 @@ def makespans(
         scenario ``s`` (as :meth:`coschedule.rigid.SilentErrors.sample` returns); a single
         scenario of shape ``(n,)`` is accepted.
     heuristic
-        A name of :data:`heuristics.RIGID_HEURISTICS` (:data:`FAST_HEURISTICS`, any case): the
+        A name of :data:`coschedule.heuristics.RIGID_HEURISTICS` (:data:`FAST_HEURISTICS`, any case): the
         seven §5.1 variants ``r-list-0``, ``r-list-1``, ``r-list-q``, ``r-shelf-b``,
         ``r-shelf-nb``, ``r-shelffill-b``, ``r-shelffill-nb``, which have compiled kernels
         (:data:`KERNEL_HEURISTICS`), and ``r-list-1-kept``, ``r-list-q-kept`` (R-List with
         the authors' kept reservations, NOTE 1), which have none and always run the reference.
     priority, seed
-        A rule of :data:`heuristics.priorities.PRIORITIES` or a callable, and the seed for
+        A rule of :data:`coschedule.heuristics.priorities.PRIORITIES` or a callable, and the seed for
         RANDOM. The queue order is drawn ONCE for all scenarios (with an int seed this is what
         calling the heuristic per scenario does; with a ``Generator`` it would redraw).
     backend
         ``"auto"`` (numba when importable and the heuristic has a kernel, else the reference),
         ``"numba"`` (raises :class:`~coschedule.errors.SolverUnavailable` without numba or for a
         heuristic without a kernel) or ``"reference"`` (the plain implementations of
-        :mod:`heuristics.rlist` and :mod:`heuristics.rshelf`, one call per scenario).
+        :mod:`coschedule.heuristics.rlist` and :mod:`coschedule.heuristics.rshelf`, one call per scenario).
 
     Returns
     -------

@@ -1,7 +1,7 @@
 """R-List: resilient list scheduling of rigid jobs (``resilient-rigid-jobs.md`` §4.1, Alg. 1).
 
 Also home of the small pieces every resilient rigid heuristic shares (the ranked queue, the
-record of attempts, the time tolerance); :mod:`heuristics.rshelf` imports them.
+record of attempts, the time tolerance); :mod:`coschedule.heuristics.rshelf` imports them.
 
 Semantics
 ---------
@@ -20,7 +20,7 @@ The paper leaves several choices open (``NOTES.md``); this module makes them as 
   ``0.1 + 0.1 + 0.1`` and ``0.3`` must meet. The round then happens at the *latest* of the
   grouped end times, so that no start precedes an end it waits for. With integral times every
   comparison is exact.
-* **Queue order (NOTE 5).** By :func:`heuristics.priorities.priority_order` (increasing key, ties
+* **Queue order (NOTE 5).** By :func:`coschedule.heuristics.priorities.priority_order` (increasing key, ties
   by job index); a failed job is re-inserted at its own rank, so among equal keys it goes back by
   index (not FIFO or LIFO). RANDOM is drawn once per job from ``seed``, never redrawn.
 * **Fresh rounds (NOTE 1).** Every completion instant drops all reservations and makes a fresh
@@ -365,7 +365,7 @@ def r_list(
         ``0``: GREEDY, backfilling only; ``1``: a reservation for the queue head (EASY-like);
         ``"Q"`` (or any integer ``>= n``): a reservation for every queued job (conservative).
     priority
-        A name of :data:`heuristics.priorities.PRIORITIES` or a rule callable.
+        A name of :data:`coschedule.heuristics.priorities.PRIORITIES` or a rule callable.
     seed
         For the RANDOM priority (drawn once).
     reservations

@@ -3,7 +3,7 @@
 
 Semantics
 ---------
-Queue order, dynamic failures and the time tolerance are those of :mod:`heuristics.rlist`
+Queue order, dynamic failures and the time tolerance are those of :mod:`coschedule.heuristics.rlist`
 (NOTE 5: by priority rank, ties by index, a failed job re-inserted at its own rank; a failure is
 revealed when its attempt ends).
 

@@ -35,7 +35,7 @@ DASK_CONNECT_TIMEOUT = "10s"
 def simulate_cell(cell: Cell, backend: str = "auto") -> dict[str, Any]:
     """Simulate one cell on its ``N`` scenarios; the row the store keeps."""
     from coschedule.rigid import SilentErrors, lower_bounds
-    from heuristics.fast import makespans
+    from coschedule.heuristics.fast import makespans
 
     t0 = time.perf_counter()
     inst = cell.instance()
@@ -174,7 +174,7 @@ def run_campaign(
     progress
         Draw a progress bar on stderr.
     backend
-        Passed to :func:`heuristics.fast.makespans` (the numbers do not depend on it).
+        Passed to :func:`coschedule.heuristics.fast.makespans` (the numbers do not depend on it).
     max_cells
         Stop after computing this many cells (the rest stays for a later run; for tests).
     """

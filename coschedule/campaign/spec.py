@@ -287,13 +287,13 @@ def cell_id(instance_key: str, P_grid: int | None, qbar: float, heuristic: str, 
 def _heuristic_names() -> tuple[str, ...]:
     """Every name of ``RIGID_HEURISTICS``; those without a fast kernel (``r-list-1-kept``,
     ``r-list-q-kept``) run the reference implementation, slowly."""
-    from heuristics import RIGID_HEURISTICS
+    from coschedule.heuristics import RIGID_HEURISTICS
 
     return tuple(RIGID_HEURISTICS)
 
 
 def _priority_names() -> tuple[str, ...]:
-    from heuristics.priorities import PRIORITIES
+    from coschedule.heuristics.priorities import PRIORITIES
 
     return tuple(PRIORITIES)
 

@@ -13,7 +13,7 @@ from coschedule.cli import main
 from coschedule.generators import random_instance
 from coschedule.io import instance_to_dict, load_coschedule, load_instance, save_instance
 from coschedule.validate import validate_coschedule
-from exact.exhaustive import solve_exhaustive
+from coschedule.exact.exhaustive import solve_exhaustive
 
 ROOT = Path(__file__).resolve().parents[2]
 FIG = ROOT / "instances" / "kinp" / "figure-1-1.json"

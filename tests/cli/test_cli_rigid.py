@@ -11,7 +11,7 @@ from coschedule.cli import main
 from coschedule.io import load_rigid_instance, load_scenario, load_schedule
 from coschedule.rigid import lower_bound
 from coschedule.validate import validate_rigid
-from heuristics import r_list
+from coschedule.heuristics import r_list
 
 ROOT = Path(__file__).resolve().parents[2]
 RIGID = ROOT / "instances" / "rigid"

@@ -8,8 +8,8 @@ import pytest
 
 from coschedule.bench import bench_kinp, bench_matching
 from coschedule.generators import synthetic_instance
-from exact import solve_kinp
-from exact.exhaustive import solve_exhaustive
+from coschedule.exact import solve_kinp
+from coschedule.exact.exhaustive import solve_exhaustive
 
 
 def test_kinp_rows_match_exhaustive_search():

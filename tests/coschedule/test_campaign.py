@@ -42,7 +42,7 @@ from coschedule.generators import random_rigid
 from coschedule.io import save_rigid_instance
 from coschedule.rigid import FailureScenario, SilentErrors, lower_bound, rigid_instance
 from coschedule.validate import validate_rigid
-from heuristics import RIGID_HEURISTICS
+from coschedule.heuristics import RIGID_HEURISTICS
 
 ROOT = Path(__file__).resolve().parents[2]
 TRACES = ROOT.parent / "shared" / "data" / "traces"

@@ -27,7 +27,7 @@ from coschedule.io import (
 )
 from coschedule.model import CoSchedule, MoldableInstance, MoldableTask, Pack
 from coschedule.validate import validate_coschedule
-from heuristics.packs import pack_approx
+from coschedule.heuristics.packs import pack_approx
 
 
 def _write(path, data):

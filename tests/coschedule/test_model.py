@@ -20,7 +20,7 @@ from coschedule.model import (
     Pack,
     coschedule_from_sigma,
 )
-from heuristics.packs import HEURISTICS
+from coschedule.heuristics.packs import HEURISTICS
 
 # ------------------------------------------------------------------ profile checks (1.1), (1.2)
 

@@ -13,7 +13,7 @@ from coschedule.errors import InvalidSchedule
 from coschedule.model import Allocation, CoSchedule, MoldableInstance, MoldableTask, Pack
 from coschedule.schedule import Execution, Schedule
 from coschedule.validate import check_capacity, validate_coschedule
-from heuristics.packs import HEURISTICS, make_pack, optimal_1_pack, pack_approx
+from coschedule.heuristics.packs import HEURISTICS, make_pack, optimal_1_pack, pack_approx
 
 # ------------------------------------------------------------------ heuristics are valid
 

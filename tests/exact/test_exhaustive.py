@@ -15,7 +15,7 @@ from coschedule.errors import InvalidInstance
 from coschedule.model import MoldableInstance, MoldableTask
 from coschedule.results import Status
 from coschedule.validate import validate_coschedule
-from exact.exhaustive import MAX_N, solve_exhaustive
+from coschedule.exact.exhaustive import MAX_N, solve_exhaustive
 
 
 def set_partitions(items: list[int]) -> Iterator[list[list[int]]]:

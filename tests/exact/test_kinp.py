@@ -26,11 +26,11 @@ from coschedule.io import load_instance
 from coschedule.model import MoldableInstance, MoldableTask
 from coschedule.results import ExactResult, Status
 from coschedule.validate import validate_coschedule
-from exact import METHODS, auto_method, solve_kinp
-from exact.exhaustive import solve_exhaustive
-from exact.kinp_setcover import MAX_COLUMNS, build_kinp_setcover, candidate_packs
-from exact.kinp_subsetdp import MAX_N as SUBSETDP_MAX_N
-from exact.mip import solve_mip
+from coschedule.exact import METHODS, auto_method, solve_kinp
+from coschedule.exact.exhaustive import solve_exhaustive
+from coschedule.exact.kinp_setcover import MAX_COLUMNS, build_kinp_setcover, candidate_packs
+from coschedule.exact.kinp_subsetdp import MAX_N as SUBSETDP_MAX_N
+from coschedule.exact.mip import solve_mip
 
 HAS_HIGHS = importlib.util.find_spec("highspy") is not None
 HAS_RUSTWORKX = importlib.util.find_spec("rustworkx") is not None

@@ -15,14 +15,14 @@ from coschedule.generators import random_instance, synthetic_instance, synthetic
 from coschedule.model import MoldableInstance, MoldableTask
 from coschedule.results import Status
 from coschedule.validate import validate_coschedule
-from exact.exhaustive import solve_exhaustive
-from exact.matching import (
+from coschedule.exact.exhaustive import solve_exhaustive
+from coschedule.exact.matching import (
     available_backends,
     default_time_unit,
     pair_costs,
     solve_matching,
 )
-from exact.onepack_dp import one_pack_dp_cost
+from coschedule.exact.onepack_dp import one_pack_dp_cost
 
 HAS_RUSTWORKX = importlib.util.find_spec("rustworkx") is not None
 needs_rustworkx = pytest.mark.skipif(not HAS_RUSTWORKX, reason="rustworkx not installed")

@@ -1,4 +1,4 @@
-"""The solver-neutral MIP layer (:mod:`exact.mip`): every backend on the same tiny models."""
+"""The solver-neutral MIP layer (:mod:`coschedule.exact.mip`): every backend on the same tiny models."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import pytest
 
 from coschedule.errors import SolverUnavailable, UnknownName
 from coschedule.results import Status
-from exact.mip import BACKENDS, MipBuilder, MipModel, available_backends, default_backend, solve_mip
+from coschedule.exact.mip import BACKENDS, MipBuilder, MipModel, available_backends, default_backend, solve_mip
 
 HAS_HIGHS = importlib.util.find_spec("highspy") is not None
 ALL = [

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from coschedule.errors import InvalidInstance
 from coschedule.model import MoldableInstance, MoldableTask, Pack
-from exact.onepack_dp import one_pack_dp, one_pack_dp_cost
+from coschedule.exact.onepack_dp import one_pack_dp, one_pack_dp_cost
 
 
 def every_allocation_cost(instance: MoldableInstance, tasks: list[int]) -> float:

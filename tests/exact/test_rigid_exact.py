@@ -1,4 +1,4 @@
-"""Exact solvers for rigid jobs under a failure scenario (:mod:`exact.rigid`).
+"""Exact solvers for rigid jobs under a failure scenario (:mod:`coschedule.exact.rigid`).
 
 ``T_OPT(f)`` is checked against an independent brute force on tiny instances, including a
 coarse time unit that forces rounding (the bound and tolerance rule of the module); then the
@@ -20,7 +20,7 @@ from coschedule_testing import fewer, seeds
 from hypothesis import given
 from hypothesis import strategies as st
 
-import exact.rigid
+import coschedule.exact.rigid
 from coschedule.errors import InvalidInstance
 from coschedule.results import Status
 from coschedule.rigid import (
@@ -31,7 +31,7 @@ from coschedule.rigid import (
     rigid_instance,
 )
 from coschedule.validate import validate_rigid
-from exact.rigid import (
+from coschedule.exact.rigid import (
     chain_bound,
     expected_makespan_exact,
     expected_makespan_mc,
@@ -57,7 +57,7 @@ def brute_force_topt(procs: list[int], times: list[int], P: int, failures: list[
     another), and the serial SGS run over all precedence-feasible activity lists generates
     exactly the set of active schedules (Sprecher, Kolisch and Drexl, EJOR 1995; Kolisch,
     EJOR 1996). With integer durations every active start is an integer, so a time-indexed
-    profile suffices. Shares no code with :mod:`exact.rigid`.
+    profile suffices. Shares no code with :mod:`coschedule.exact.rigid`.
     """
     nat = [f + 1 for f in failures]
     horizon = sum(t * a for t, a in zip(times, nat))
@@ -288,7 +288,7 @@ def test_input_errors():
 def test_chain_bound_and_doctests():
     assert chain_bound([1.0, 1.0, 1.0], 2.5) == 2
     assert chain_bound([5.0], 1.0) == 1
-    assert doctest.testmod(exact.rigid).failed == 0
+    assert doctest.testmod(coschedule.exact.rigid).failed == 0
 
 
 # ------------------------------------------------------------------ expected makespan (7)

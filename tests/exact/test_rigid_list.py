@@ -13,10 +13,10 @@ from coschedule.errors import InvalidInstance
 from coschedule.generators import random_rigid
 from coschedule.rigid import FailureScenario, lower_bound
 from coschedule.validate import validate_rigid
-from exact.rigid import solve_rigid_opt
-from exact.rigid_list import solve_list_opt
-from heuristics import r_list
-from heuristics.priorities import PRIORITIES
+from coschedule.exact.rigid import solve_rigid_opt
+from coschedule.exact.rigid_list import solve_list_opt
+from coschedule.heuristics import r_list
+from coschedule.heuristics.priorities import PRIORITIES
 
 
 @given(st.integers(1, 6), st.integers(1, 6), st.integers(0, 2**32 - 1), st.sampled_from([0, 1, "Q"]))

@@ -1,7 +1,7 @@
 """heuristics.fast: makespans over many failure scenarios, identical to the reference.
 
-The reference is the registry :data:`heuristics.RIGID_HEURISTICS` called once per scenario (the
-plain implementations of ``heuristics.rlist`` and ``heuristics.rshelf``). Every comparison is
+The reference is the registry :data:`coschedule.heuristics.RIGID_HEURISTICS` called once per scenario (the
+plain implementations of ``coschedule.heuristics.rlist`` and ``coschedule.heuristics.rshelf``). Every comparison is
 EXACT (``assert_array_equal``): the kernels replay the same float operations in the same order.
 Instances include integral times with many simultaneous completions, real times whose sums meet
 within the tolerance (NOTE 2), and the §5.1 synthetic setting with ``qbar = 0.3``.
@@ -17,10 +17,10 @@ from hypothesis import strategies as st
 from coschedule.errors import InvalidInstance, SolverUnavailable, UnknownName
 from coschedule.generators import random_rigid, synthetic_rigid
 from coschedule.rigid import FailureScenario, RigidInstance, RigidJob, SilentErrors, rigid_instance
-from heuristics import RIGID_HEURISTICS, fast
-from heuristics.fast import FAST_HEURISTICS, HAVE_NUMBA, makespans
-from heuristics.priorities import PRIORITIES, priority_order
-from heuristics.rlist import time_tolerance
+from coschedule.heuristics import RIGID_HEURISTICS, fast
+from coschedule.heuristics.fast import FAST_HEURISTICS, HAVE_NUMBA, makespans
+from coschedule.heuristics.priorities import PRIORITIES, priority_order
+from coschedule.heuristics.rlist import time_tolerance
 
 NAMES = sorted(RIGID_HEURISTICS)
 #: the heuristics with a numba kernel (the "-kept" R-List variants run the reference only)

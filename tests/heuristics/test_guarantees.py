@@ -17,8 +17,8 @@ from hypothesis import strategies as st
 
 from coschedule.rigid import FailureScenario, RigidInstance, RigidJob, lower_bound
 from coschedule.validate import validate_rigid
-from heuristics import RIGID_HEURISTICS, r_list
-from heuristics.priorities import PRIORITIES
+from coschedule.heuristics import RIGID_HEURISTICS, r_list
+from coschedule.heuristics.priorities import PRIORITIES
 
 REL = 1e-9
 
@@ -100,7 +100,7 @@ def _conservative_plan(instance, order):
 def test_without_failures_conservative_keeps_its_first_plan(case, priority, seed):
     """NOTES 1: without failures a fresh round never moves a reservation, so R-List-Q is the
     static conservative-backfilling plan made at time 0."""
-    from heuristics.priorities import priority_order
+    from coschedule.heuristics.priorities import priority_order
 
     instance, none = case
     schedule = r_list(instance, none, m="Q", priority=priority, seed=seed)
@@ -116,7 +116,7 @@ def test_without_failures_conservative_keeps_its_first_plan(case, priority, seed
        st.integers(0, 2**32 - 1))
 def test_without_failures_shelffill_is_shelf(case, backfill, priority, seed):
     """R-ShelfFill only differs from R-Shelf when a job fails."""
-    from heuristics import r_shelf, r_shelf_fill
+    from coschedule.heuristics import r_shelf, r_shelf_fill
 
     instance, none = case
     a = r_shelf(instance, none, backfill=backfill, priority=priority, seed=seed)

@@ -18,9 +18,9 @@ from hypothesis import strategies as st
 from coschedule.errors import InvalidInstance, UnknownName
 from coschedule.model import CoSchedule, MoldableInstance, MoldableTask, Pack
 from coschedule.validate import validate_coschedule
-from exact.exhaustive import solve_exhaustive
-from exact.onepack_dp import one_pack_dp_cost
-from heuristics.packs import HEURISTICS, get_heuristic, make_pack, optimal_1_pack, pack_approx
+from coschedule.exact.exhaustive import solve_exhaustive
+from coschedule.exact.onepack_dp import one_pack_dp_cost
+from coschedule.heuristics.packs import HEURISTICS, get_heuristic, make_pack, optimal_1_pack, pack_approx
 
 # ------------------------------------------------------------------ Algorithm 1 (Thm 1.3)
 

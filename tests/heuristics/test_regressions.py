@@ -12,8 +12,8 @@ from hypothesis import strategies as st
 from coschedule.io import load_rigid_instance, load_scenario
 from coschedule.rigid import lower_bound
 from coschedule.validate import validate_rigid
-from heuristics import RIGID_HEURISTICS
-from heuristics.priorities import PRIORITIES
+from coschedule.heuristics import RIGID_HEURISTICS
+from coschedule.heuristics.priorities import PRIORITIES
 
 RIGID = Path(__file__).resolve().parents[2] / "instances" / "rigid"
 
@@ -80,7 +80,7 @@ def test_every_heuristic_at_least_topt_and_shelf_optimum_orders(n, P, seed):
 
     from coschedule.generators import random_rigid
     from coschedule.rigid import FailureScenario
-    from exact.rigid import solve_rigid_opt, solve_shelf_opt
+    from coschedule.exact.rigid import solve_rigid_opt, solve_shelf_opt
 
     instance = random_rigid(n, P, seed, integral=True)
     rng = np.random.default_rng(seed)

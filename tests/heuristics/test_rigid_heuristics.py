@@ -27,8 +27,8 @@ from coschedule.rigid import (
 )
 from coschedule.schedule import Execution, Outcome, Schedule
 from coschedule.validate import validate_rigid
-from heuristics import RIGID_HEURISTICS, get_rigid_heuristic, r_list, r_shelf, r_shelf_fill
-from heuristics.priorities import PRIORITIES, priority_order
+from coschedule.heuristics import RIGID_HEURISTICS, get_rigid_heuristic, r_list, r_shelf, r_shelf_fill
+from coschedule.heuristics.priorities import PRIORITIES, priority_order
 
 NAMES = sorted(RIGID_HEURISTICS)
 RULES = sorted(PRIORITIES)

@@ -4,7 +4,7 @@ The authors' simulator never revokes a reservation and fits failed jobs around t
 our default makes a fresh round at every completion instant (the §4.1 analysis). Checked here:
 valid schedules above ``L(f)`` on random, tie-rich and decimal instances; the same schedule as
 fresh rounds for ``m = "Q"`` without failures; hand-worked timelines where the two differ after
-a failure; the registry names and :func:`heuristics.fast.makespans` (reference only).
+a failure; the registry names and :func:`coschedule.heuristics.fast.makespans` (reference only).
 Timelines read ``job: [start, end) F|S`` (F = failed attempt, S = success).
 """
 
@@ -27,9 +27,9 @@ from coschedule.rigid import (
 )
 from coschedule.schedule import Outcome
 from coschedule.validate import validate_rigid
-from heuristics import RIGID_HEURISTICS, r_list
-from heuristics.fast import FAST_HEURISTICS, KERNEL_HEURISTICS, makespans
-from heuristics.priorities import PRIORITIES
+from coschedule.heuristics import RIGID_HEURISTICS, r_list
+from coschedule.heuristics.fast import FAST_HEURISTICS, KERNEL_HEURISTICS, makespans
+from coschedule.heuristics.priorities import PRIORITIES
 
 RULES = sorted(PRIORITIES)
 REL = 1e-12
@@ -255,7 +255,7 @@ def test_1_kept_adds_a_reservation_while_another_is_pending(monkeypatch):
     J1's reservation is still pending: two reservations at once.
     At 4 J1 starts [4,5), at 5 J3 [5,6). Makespan 6.
     """
-    from heuristics import rlist
+    from coschedule.heuristics import rlist
 
     pending = []
     real = rlist._kept_round
