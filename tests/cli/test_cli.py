@@ -148,12 +148,26 @@ def test_bad_names_exit_2(capsys, argv, message):
 
 
 @pytest.mark.parametrize("argv", [["solve", str(FIG), "--k", "0"], ["solve", str(FIG), "--k", "-1"],
-                                  ["solve", str(FIG), "--time-limit", "-3"]])
+                                  ["solve", str(FIG), "--time-limit", "-3"],
+                                  ["counterexample", "prop3", "--P", "-8"],
+                                  ["counterexample", "prop3", "--P=-8"]])
 def test_bad_numbers_exit_2(capsys, argv):
     with pytest.raises(SystemExit) as exc:
         main(argv)
     assert exc.value.code == 2
-    assert "expected a positive" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert "expected a positive" in err or "expected one argument" in err
+    assert err.count("\n") == 1, err  # one line, no usage block
+    assert err.startswith(f"coschedule {argv[0]}: error: ")
+
+
+@pytest.mark.parametrize("argv", [["solve"], ["solve", str(FIG), "--nope"], ["frobnicate"], []])
+def test_usage_errors_are_one_line(capsys, argv):
+    with pytest.raises(SystemExit) as exc:
+        main(argv)
+    assert exc.value.code == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "error:" in err and "usage:" not in err, err
 
 
 def test_console_script_exit_status_and_help():

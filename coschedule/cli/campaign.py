@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from .campaign import (
+from ..campaign import (
     CampaignError,
     CampaignSpec,
     FilesSource,
@@ -30,9 +30,10 @@ from .campaign import (
     run_campaign,
     summarize,
 )
-from .campaign.spec import describe_sources, replace_spec
+from ..campaign.spec import describe_sources, replace_spec
+from .common import Formatter
 
-__all__ = ["add_campaign_commands"]
+__all__ = ["register", "cmd_simulate", "cmd_report"]
 
 SIMULATE_EPILOG = """\
 examples:
@@ -58,9 +59,9 @@ examples:
 """
 
 
-def add_campaign_commands(sub: Any, formatter: type[argparse.HelpFormatter]) -> None:
+def register(sub: Any) -> None:
     p = sub.add_parser(
-        "simulate", formatter_class=formatter,
+        "simulate", formatter_class=Formatter,
         help="run a campaign: instances x heuristics x priorities x qbar x P x scenarios",
         description="Simulate the resilient rigid-job heuristics over a grid of instances (synthetic "
         "job sets of §5.1, instance files or day-sets of SWF traces), heuristics, priorities, qbar and "
@@ -96,7 +97,7 @@ def add_campaign_commands(sub: Any, formatter: type[argparse.HelpFormatter]) -> 
     p.set_defaults(func=cmd_simulate)
 
     p = sub.add_parser(
-        "report", formatter_class=formatter,
+        "report", formatter_class=Formatter,
         help="summary tables, CSV/JSON export and figures of a campaign database",
         description="Read a campaign database and print its summary tables (mean normalized makespan "
         "per heuristic and priority; the Table 1 layout), or export it.",

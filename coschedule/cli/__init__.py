@@ -1,0 +1,69 @@
+"""The ``coschedule`` command line: a thin layer over the library.
+
+One module per command family; each has ``register(sub)``, which adds its subcommands and their
+functions to the parser. A new simulator adds one module here and one line to :data:`FAMILIES`.
+
+Each subcommand parses its arguments, calls one library function, validates what it got and
+prints it (text, or JSON with ``--json``). Bad input is reported on one line naming the problem
+and where, with exit status 2 and no traceback; a solution that fails verification exits 1.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Sequence
+
+from .. import __version__
+from ..errors import CoscheduleError
+from . import bench, campaign, counterexample, generate, schedule
+from .common import EXIT_USAGE, Formatter, OneLineErrorParser
+
+__all__ = ["build_parser", "main", "FAMILIES"]
+
+#: the command families, in the order of ``coschedule --help``
+FAMILIES = (schedule, generate, counterexample, campaign, bench)
+
+
+def build_parser() -> OneLineErrorParser:
+    parser = OneLineErrorParser(
+        prog="coschedule",
+        formatter_class=Formatter,
+        description="Scheduling parallel jobs on failure-prone HPC platforms: exact solvers, "
+        "heuristics and benchmarks. Co-scheduling moldable tasks in packs (k-in-p).",
+        epilog="examples:\n"
+        "  coschedule solve instances/kinp/figure-1-1.json --k 3 --compare\n"
+        "  coschedule run pack-approx instances/kinp/synthetic-n12-p32.json\n"
+        "  coschedule generate synthetic --n 20 --p 32 --seed 7 -o inst.json\n"
+        "  coschedule bench kinp --quick\n"
+        "  coschedule simulate campaigns/fig5-tenth.toml && coschedule report fig5-tenth.sqlite\n"
+        "see docs/cli.md for every command",
+    )
+    parser.add_argument("--version", action="version", version=f"coschedule {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND",
+                                parser_class=OneLineErrorParser)
+    for family in FAMILIES:
+        family.register(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return int(args.func(args))
+    except CoscheduleError as e:
+        print(f"coschedule {args.command}: error: {e}", file=sys.stderr)
+        return EXIT_USAGE
+    except BrokenPipeError:  # e.g. `coschedule solvers | head -1`: the reader left
+        try:
+            sys.stdout = open(os.devnull, "w")  # noqa: SIM115 (silence the flush at exit)
+        except OSError:
+            pass
+        return 0
+    except OSError as e:
+        print(f"coschedule {args.command}: error: {e.filename or ''}: {e.strerror}", file=sys.stderr)
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        print(f"coschedule {args.command}: interrupted", file=sys.stderr)
+        return 130

@@ -1,0 +1,7 @@
+"""``python -m coschedule.cli``: the same as ``coschedule``."""
+
+import sys
+
+from . import main
+
+sys.exit(main())

@@ -1,0 +1,145 @@
+"""``solve`` and ``run`` on rigid jobs under silent errors (``resilient-rigid-jobs.md``).
+
+Called from :mod:`coschedule.cli.schedule` when the instance file is a
+``coschedule/rigid-instance``. Thin: parse, call the library, validate, print.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+from ..errors import CoscheduleError
+from ..io import save_schedule
+from ..results import ExactResult, Status
+from ..rigid import FailureScenario, RigidInstance, SilentErrors, lower_bound
+from ..schedule import Schedule
+from ..validate import validate_rigid
+from .common import emit_json
+
+__all__ = ["scenario_from_args", "run_rigid", "solve_rigid", "add_rigid_options", "OPTIMUM_MAX_ATTEMPTS"]
+
+#: ``--optimum auto`` computes T_OPT(f) only up to this many attempts (CP-SAT proves these fast)
+OPTIMUM_MAX_ATTEMPTS = 30
+
+
+def scenario_from_args(instance: RigidInstance, args: argparse.Namespace) -> tuple[FailureScenario, str]:
+    """The failure scenario asked for: ``--scenario FILE``, ``--qbar Q --seed S`` (one sample of
+    the silent-error model of §5.1), or none (failure-free). Returns it and a description."""
+    from ..io import load_scenario
+
+    if getattr(args, "scenario", None) and getattr(args, "qbar", None) is not None:
+        raise CoscheduleError("give either --scenario or --qbar, not both")
+    if getattr(args, "scenario", None):
+        return load_scenario(args.scenario, instance), f"scenario {args.scenario}"
+    if getattr(args, "qbar", None) is not None:
+        model = SilentErrors.from_qbar(instance, args.qbar)
+        (scenario,) = model.scenarios(instance, 1, seed=args.seed)
+        return scenario, f"sampled with qbar = {args.qbar:g}, seed {args.seed}"
+    return FailureScenario.none(instance.n), "no failures"
+
+
+def _optimum(instance: RigidInstance, scenario: FailureScenario, args: argparse.Namespace,
+             hint: Schedule | None = None) -> ExactResult:
+    from coschedule.exact.rigid import solve_rigid_opt
+
+    res = solve_rigid_opt(instance, scenario, time_limit=args.time_limit, time_unit=args.time_unit, hint=hint)
+    if res.solution is not None:
+        validate_rigid(instance, scenario, res.solution)
+    return res
+
+
+def _attempts(scenario: FailureScenario) -> int:
+    return sum(f + 1 for f in scenario.failures)
+
+
+def _summary(instance: RigidInstance, scenario: FailureScenario, how: str) -> str:
+    return (f"instance {instance.name or ''}: n = {instance.n} jobs, P = {instance.P}; "
+            f"{how}: {scenario.total_failures} failures, {_attempts(scenario)} attempts")
+
+
+def run_rigid(instance: RigidInstance, args: argparse.Namespace) -> int:
+    """``coschedule run HEURISTIC rigid.json``: one heuristic under one scenario."""
+    from coschedule.heuristics import get_rigid_heuristic
+
+    fn = get_rigid_heuristic(args.heuristic)
+    scenario, how = scenario_from_args(instance, args)
+    schedule = fn(instance, scenario, priority=args.priority, seed=args.seed)
+    makespan = validate_rigid(instance, scenario, schedule)
+    L = lower_bound(instance, scenario)
+    res = None
+    if args.optimum == "always" or (args.optimum == "auto" and _attempts(scenario) <= OPTIMUM_MAX_ATTEMPTS):
+        res = _optimum(instance, scenario, args, hint=schedule)
+    if args.output:
+        save_schedule(schedule, args.output, instance=instance,
+                      extra={"heuristic": args.heuristic, "priority": args.priority})
+    if args.plot:
+        from ..plot import plot_rigid_schedule
+
+        plot_rigid_schedule(instance, schedule, args.plot,
+                            title=f"{args.heuristic} ({args.priority}): makespan {makespan:.6g}")
+    ratio_opt = makespan / res.objective if res is not None and res.objective else None
+    if args.json:
+        emit_json({"instance": instance.name, "heuristic": args.heuristic, "priority": args.priority,
+               "failures": list(scenario.failures), "makespan": makespan, "lower_bound": L,
+               "ratio_to_lower_bound": makespan / L, "optimum": res.to_dict() if res else None,
+               "ratio_to_optimum": ratio_opt})
+        return 0
+    print(_summary(instance, scenario, how))
+    print(f"{args.heuristic} ({args.priority}): makespan {makespan:.6g}")
+    print(f"lower bound L(f) = max(t_max, A/P) = {L:.6g}; ratio {makespan / L:.4f}")
+    if res is not None:
+        print(res.describe())
+        if ratio_opt is not None:
+            qual = "" if res.status is Status.OPTIMAL else " (to the best found, not a proved optimum)"
+            print(f"ratio to T_OPT(f): {ratio_opt:.4f}{qual}")
+    elif args.optimum == "auto":
+        print(f"T_OPT(f) not computed ({_attempts(scenario)} attempts > {OPTIMUM_MAX_ATTEMPTS}; "
+              "use --optimum always)")
+    return 0
+
+
+def solve_rigid(instance: RigidInstance, args: argparse.Namespace) -> int:
+    """``coschedule solve rigid.json``: T_OPT(f), contiguous, or the optimal shelf schedule."""
+    from coschedule.exact.rigid import solve_rigid_opt, solve_shelf_opt
+
+    scenario, how = scenario_from_args(instance, args)
+    if args.best_order:
+        from coschedule.exact.rigid_list import solve_list_opt
+
+        res = solve_list_opt(instance, scenario, m=0)
+        what = "best priority order for R-List-0"
+    elif args.shelf:
+        res = solve_shelf_opt(instance, scenario, time_limit=args.time_limit, time_unit=args.time_unit)
+        what = "optimal shelf schedule"
+    else:
+        res = solve_rigid_opt(instance, scenario, contiguous=args.contiguous,
+                              time_limit=args.time_limit, time_unit=args.time_unit)
+        what = "T_OPT(f)" + (" (contiguous)" if args.contiguous else "")
+    if res.solution is not None:
+        validate_rigid(instance, scenario, res.solution,
+                       contiguous=args.contiguous and not (args.shelf or args.best_order))
+        if args.output:
+            save_schedule(res.solution, args.output, instance=instance, extra={"result": res.to_dict()})
+        if args.plot:
+            from ..plot import plot_rigid_schedule
+
+            plot_rigid_schedule(instance, res.solution, args.plot, title=f"{what}: {res.describe()}")
+    L = lower_bound(instance, scenario)
+    if args.json:
+        emit_json({"instance": instance.name, "what": what, "failures": list(scenario.failures),
+               "lower_bound": L, "result": res.to_dict()})
+        return 0
+    print(_summary(instance, scenario, how))
+    print(f"{what}: {res.describe()}  [{res.time:.3g} s]")
+    print(f"lower bound L(f) = {L:.6g}")
+    return 0
+
+
+def add_rigid_options(p: argparse.ArgumentParser) -> None:
+    """Options of run/solve that only apply to rigid instances."""
+    g = p.add_argument_group("rigid jobs (coschedule/rigid-instance files)")
+    g.add_argument("--scenario", metavar="FILE", help="failure scenario file (failed attempts per job)")
+    g.add_argument("--qbar", type=float, default=None,
+                   help="sample one scenario of the silent-error model with mean failure probability qbar (§5.1)")
+    g.add_argument("--seed", type=int, default=0, help="seed for --qbar and the RANDOM priority (default 0)")
+    g.add_argument("--priority", default="LPT", help="LPT (default), SPT, HPA, LPA, LA, SA, RANDOM, LJF")

@@ -1,0 +1,284 @@
+"""``coschedule solve | run | verify | solvers``: schedule one instance, exactly or by a heuristic.
+
+The instance file's format decides the problem: a ``coschedule/moldable-instance`` is k-in-p
+co-scheduling (handled here), a ``coschedule/rigid-instance`` is rigid jobs under silent errors
+(:mod:`coschedule.cli.rigid`).
+"""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from ..errors import CoscheduleError, FormatError, InvalidSchedule
+from ..io import coschedule_to_dict, load_any_instance, load_coschedule, load_instance, save_json
+from ..model import CoSchedule, MoldableInstance
+from ..results import ExactResult, Status
+from ..rigid import RigidInstance
+from ..validate import validate_coschedule
+from .common import EXIT_INVALID, Formatter, emit_json, positive_float, positive_int
+from .rigid import add_rigid_options, run_rigid, solve_rigid
+
+__all__ = ["register", "cmd_solve", "cmd_run", "cmd_verify", "cmd_solvers"]
+
+
+def _packs(count: int) -> str:
+    return f"{count} pack" + ("" if count == 1 else "s")
+
+
+def _pack_table(instance: MoldableInstance, cs: CoSchedule) -> str:
+    lines = []
+    for b, pack in enumerate(cs.packs):
+        cost = pack.cost(instance)
+        items = ", ".join(
+            f"{instance.tasks[a.task].name or a.task}:{a.procs}p" for a in pack.allocations
+        )
+        lines.append(f"  pack {b:<3} cost {cost:<14.6g} procs {pack.procs:>4}/{instance.p}  [{items}]")
+    return "\n".join(lines)
+
+
+def _instance_line(instance: MoldableInstance, path: str) -> str:
+    mins = sum(1 for t in instance.tasks if t.min_procs > 1)
+    extra = f", {mins} with min procs" if mins else ""
+    return f"instance {instance.name or path}: n = {instance.n} tasks, p = {instance.p}{extra}"
+
+
+def _heuristic_costs(instance: MoldableInstance, k: int) -> dict[str, tuple[CoSchedule, float]]:
+    from coschedule.heuristics import HEURISTICS
+
+    out = {}
+    for name, fn in HEURISTICS.items():
+        try:
+            cs = fn(instance, k)
+        except CoscheduleError:
+            continue  # e.g. one-pack when n > k
+        out[name] = (cs, validate_coschedule(instance, cs, k))
+    return out
+
+
+def _optimum(instance: MoldableInstance, k: int, args: argparse.Namespace) -> ExactResult:
+    from coschedule.exact import solve_kinp
+
+    res = solve_kinp(
+        instance, k, method=args.method, solver=args.solver,
+        time_limit=args.time_limit, time_unit=getattr(args, "time_unit", None),
+    )
+    if res.solution is not None:
+        validate_coschedule(instance, res.solution, k)
+    return res
+
+
+# ---------------------------------------------------------------- subcommands
+
+
+def cmd_solve(args: argparse.Namespace) -> int:
+    instance = load_any_instance(args.instance)
+    if isinstance(instance, RigidInstance):
+        return solve_rigid(instance, args)
+    k = args.k if args.k is not None else instance.p
+    res = _optimum(instance, k, args)
+    compare = _heuristic_costs(instance, k) if args.compare else {}
+    if args.output and res.solution is not None:
+        save_json(coschedule_to_dict(instance, res.solution, k=k, extra={"result": res.to_dict()}), args.output)
+    if args.plot and res.solution is not None:
+        from ..plot import plot_coschedule
+
+        plot_coschedule(instance, res.solution, args.plot, title=f"k = {k}: {res.describe()}")
+    if args.json:
+        out = {"instance": instance.name or args.instance, "n": instance.n, "p": instance.p, "k": k,
+               "result": res.to_dict()}
+        if res.solution is not None:
+            out["solution"] = coschedule_to_dict(instance, res.solution, k=k)
+        if compare:
+            out["heuristics"] = {
+                name: {"cost": c, "ratio": (c / res.objective) if res.objective else None}
+                for name, (_, c) in compare.items()
+            }
+        emit_json(out)
+        return 0
+    print(_instance_line(instance, args.instance) + f", k = {k}")
+    print(res.describe() + f"  [{res.time:.3g} s]")
+    if res.solution is not None:
+        print(_packs(len(res.solution.packs)) + ":")
+        print(_pack_table(instance, res.solution.canonical(instance)))
+    if compare:
+        label = "ratio to optimum" if res.status is Status.OPTIMAL else "ratio to best found"
+        print(f"heuristics ({label}):")
+        for name, (_, c) in sorted(compare.items(), key=lambda kv: kv[1][1]):
+            ratio = f"{c / res.objective:.4f}" if res.objective else "-"
+            print(f"  {name:<14} cost {c:<14.6g} {ratio}")
+    if args.output:
+        print(f"solution written to {args.output}")
+    return 0
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    from coschedule.exact import SUBSETDP_MAX_WORK, auto_method, subset_dp_work
+    from coschedule.heuristics import get_heuristic
+
+    instance = load_any_instance(args.instance)
+    if isinstance(instance, RigidInstance):
+        return run_rigid(instance, args)
+    fn = get_heuristic(args.heuristic)
+    k = args.k if args.k is not None else instance.p
+    cs = fn(instance, k)
+    cost = validate_coschedule(instance, cs, k)
+    res = None
+    cheap = auto_method(instance, k) in ("matching", "subsetdp") and (
+        instance.n <= 2 or subset_dp_work(instance.n, min(k, instance.n)) <= SUBSETDP_MAX_WORK / 10
+        or auto_method(instance, k) == "matching"
+    )
+    if args.optimum == "always" or (args.optimum == "auto" and cheap):
+        res = _optimum(instance, k, args)
+    ratio = cost / res.objective if res and res.objective else None
+    if args.output:
+        save_json(coschedule_to_dict(instance, cs, k=k, extra={"heuristic": args.heuristic}), args.output)
+    if args.plot:
+        from ..plot import plot_coschedule
+
+        plot_coschedule(instance, cs, args.plot, title=f"{args.heuristic}, k = {k}: cost {cost:.6g}")
+    if args.json:
+        emit_json({
+            "instance": instance.name or args.instance, "heuristic": args.heuristic, "k": k,
+            "cost": cost, "optimum": res.to_dict() if res else None, "ratio": ratio,
+            "solution": coschedule_to_dict(instance, cs, k=k),
+        })
+        return 0
+    print(_instance_line(instance, args.instance) + f", k = {k}")
+    print(f"{args.heuristic}: cost {cost:.6g} with {_packs(len(cs.packs))}")
+    print(_pack_table(instance, cs))
+    if res is not None:
+        print(res.describe())
+        if ratio is not None:
+            qual = "" if res.status is Status.OPTIMAL else " (to the best found, not a proved optimum)"
+            print(f"ratio {ratio:.4f}{qual}")
+    elif args.optimum == "auto":
+        print("optimum not computed (not cheap for this size; use --optimum always)")
+    return 0
+
+
+def cmd_verify(args: argparse.Namespace) -> int:
+    instance = load_instance(args.instance)
+    cs, header = load_coschedule(args.solution)
+    k = args.k if args.k is not None else header.get("k")
+    claimed = header.get("cost")
+    for key, value, kind in (("k", k, int), ("cost", claimed, (int, float)), ("p", header.get("p"), int)):
+        if value is not None and (isinstance(value, bool) or not isinstance(value, kind)):
+            raise FormatError(f"{args.solution}: field {key!r} has the wrong type: {value!r}")
+    try:
+        if header.get("p") is not None and header["p"] != instance.p:
+            raise InvalidSchedule(f"solution is for p = {header['p']}, the instance has p = {instance.p}")
+        cost = validate_coschedule(instance, cs, k, claimed_cost=claimed)
+    except CoscheduleError as e:
+        if args.json:
+            emit_json({"valid": False, "error": str(e)})
+        else:
+            print(f"INVALID: {args.solution}: {e}")
+        return EXIT_INVALID
+    if args.json:
+        emit_json({"valid": True, "cost": cost, "packs": len(cs.packs), "k": k})
+    else:
+        print(f"valid: {len(cs.packs)} packs, cost {cost:.10g}" + (f", k = {k}" if k else ""))
+    return 0
+
+
+def cmd_solvers(args: argparse.Namespace) -> int:
+    from coschedule.exact import available_solvers
+
+    table = available_solvers()
+    if args.json:
+        emit_json(table)
+    else:
+        for method, solvers in table.items():
+            print(f"{method:<11} {', '.join(solvers)}")
+    return 0
+
+
+# ---------------------------------------------------------------- parser
+
+
+def _add_exact_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--method", default="auto",
+                   help="exact formulation: auto (default), subsetdp, setcover, ilp (the paper's 1.12), "
+                   "matching (k = 2), exhaustive")
+    p.add_argument("--solver", default=None,
+                   help="backend: highs, cbc, cpsat (setcover/ilp); rustworkx, networkx (matching); "
+                   "numpy (subsetdp); python (exhaustive); default: the best available")
+    p.add_argument("--time-limit", type=positive_float, default=60.0,
+                   help="seconds (default 60); an answer cut short is reported as feasible, never as optimal")
+    p.add_argument("--time-unit", type=positive_float, default=None,
+                   help="round all times to this unit (integral model); default: none, except cpsat "
+                   "(2^-24 of the largest time) and matching (2^-40 of the largest t(i,p)); "
+                   "the rounding error is reported as the tolerance")
+
+
+def _add_pack_options(p: argparse.ArgumentParser, what: str) -> None:
+    """Options shared by the commands that produce a co-schedule (solve, run)."""
+    p.add_argument("--k", type=positive_int, default=None, help="max tasks per pack (default: p)")
+    _add_exact_options(p)
+    p.add_argument("-o", "--output", help=f"write {what} as JSON here")
+    p.add_argument("--plot", "--gantt", metavar="FILE", dest="plot",
+                   help="draw the schedule (PNG/SVG/PDF by suffix; needs matplotlib); failed attempts hatched")
+    p.add_argument("--json", action="store_true", help="machine-readable output")
+
+
+
+
+def register(sub: Any) -> None:
+    p = sub.add_parser(
+        "solve", formatter_class=Formatter,
+        help="solve a k-in-p co-scheduling instance exactly",
+        description="Solve k-in-p-CoSchedule exactly and state what was proved "
+        "(optimal, feasible with a bound, infeasible, unknown).",
+        epilog="examples:\n"
+        "  coschedule solve instances/kinp/figure-1-1.json --k 3\n"
+        "  coschedule solve inst.json --k 2                  # 2-in-p by matching (Thm 1.1)\n"
+        "  coschedule solve inst.json --k 3 --method ilp --solver cbc --time-limit 10\n"
+        "  coschedule solve inst.json --compare --plot packs.png -o solution.json\n",
+    )
+    p.add_argument("instance", help="instance JSON file (coschedule/moldable-instance or coschedule/rigid-instance)")
+    p.add_argument("--compare", action="store_true", help="also run every heuristic and print its ratio")
+    _add_pack_options(p, "the solution")
+    add_rigid_options(p)
+    p.add_argument("--contiguous", action="store_true", help="rigid: contiguous processors (strip packing)")
+    p.add_argument("--shelf", action="store_true", help="rigid: the optimal shelf schedule instead of T_OPT(f)")
+    p.add_argument("--best-order", action="store_true",
+                   help="rigid: the best priority order for R-List-0 under the scenario (n <= 9)")
+    p.set_defaults(func=cmd_solve)
+
+    p = sub.add_parser(
+        "run", formatter_class=Formatter,
+        help="run a named heuristic on an instance",
+        description="Run a co-scheduling heuristic (pack-approx = Alg. 3, make-pack-1 = Alg. 2 with "
+        "one processor per task, one-pack = Alg. 1 on all tasks, sequential = one task per pack) "
+        "and, where cheap, the optimum and the ratio.",
+        epilog="examples:\n"
+        "  coschedule run pack-approx instances/kinp/figure-1-1.json\n"
+        "  coschedule run pack-approx inst.json --k 3 --optimum always --time-limit 30\n",
+    )
+    p.add_argument("heuristic", help="moldable: pack-approx, make-pack-1, one-pack, sequential; "
+                   "rigid: r-list-0, r-list-1, r-list-q, r-shelf-b, r-shelf-nb, r-shelffill-b, r-shelffill-nb")
+    p.add_argument("instance", help="instance JSON file (moldable or rigid)")
+    p.add_argument("--optimum", choices=["auto", "always", "never"], default="auto",
+                   help="compute the optimum: auto (default) = only when cheap")
+    _add_pack_options(p, "the heuristic's schedule")
+    add_rigid_options(p)
+    p.set_defaults(func=cmd_run)
+
+    p = sub.add_parser(
+        "verify", formatter_class=Formatter,
+        help="check a solution file against an instance",
+        description="Validate a co-schedule independently: every task in one pack, at most k "
+        "tasks and p processors per pack, allocations within [min_procs, p], claimed cost. "
+        "Exit status 0 if valid, 1 if not, 2 on unreadable input.",
+        epilog="example:\n  coschedule verify inst.json solution.json\n",
+    )
+    p.add_argument("instance")
+    p.add_argument("solution")
+    p.add_argument("--k", type=positive_int, default=None, help="max tasks per pack (default: the file's k)")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_verify)
+
+    p = sub.add_parser("solvers", formatter_class=Formatter, help="list exact methods and available backends")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_solvers)
