@@ -6,6 +6,9 @@ on one line (``coschedule: error: <message>``) and exit with status 2.
 
 from __future__ import annotations
 
+import difflib
+from collections.abc import Iterable
+
 __all__ = [
     "CoscheduleError",
     "InvalidInstance",
@@ -40,6 +43,17 @@ class UnknownName(CoscheduleError, ValueError):
     """A name (solver, heuristic, method, ...) is not in its registry; the message lists the valid ones."""
 
 
-def unknown_name(kind: str, name: str, valid: "list[str] | tuple[str, ...]") -> UnknownName:
-    """Build the standard error for a name missing from a registry."""
-    return UnknownName(f"unknown {kind} {name!r}; valid: {', '.join(sorted(valid))}")
+def unknown_name(kind: str, name: str, valid: "Iterable[str]", *, context: str = "") -> UnknownName:
+    """Build the standard error for a name missing from a registry.
+
+    The message suggests the closest valid name when the given one looks like a typo:
+
+    >>> print(unknown_name("heuristic", "pak-approx", ["pack-approx", "one-pack"]))
+    unknown heuristic 'pak-approx' (did you mean 'pack-approx'?); valid: one-pack, pack-approx
+    """
+    names = sorted(set(valid))
+    lowered = {v.lower(): v for v in names}
+    close = difflib.get_close_matches(str(name).lower(), list(lowered), n=1, cutoff=0.6)
+    hint = f" (did you mean {lowered[close[0]]!r}?)" if close else ""
+    where = f" {context}" if context else ""
+    return UnknownName(f"unknown {kind} {name!r}{where}{hint}; valid: {', '.join(names)}")

@@ -40,6 +40,7 @@ __all__ = [
     "SwfTrace",
     "day_sets",
     "read_swf",
+    "trace_instance",
 ]
 
 #: The 18 fields of an SWF line, in order (field ``k`` of the format is ``SWF_FIELDS[k - 1]``).
@@ -514,3 +515,46 @@ def _build_day_sets(
             instance=RigidInstance(jobs, P, f"{stem}-day{day:03d}"),
             dropped=int(dropped[day]),
         )
+
+
+def trace_instance(trace: SwfTrace, *, day: int | None = None, P: int | None = None) -> RigidInstance:
+    """The usable jobs of a trace as one rigid instance: one submission day, or the whole log.
+
+    With ``day``, the :class:`DaySet` of that day index (same rules as :func:`day_sets`: the
+    jobs of day ``day`` in file order, named ``{stem}-day{day:03d}``). Without it, every usable
+    job of the log, in file order, named ``{stem}``. The submit times are not used: this is
+    the offline view of the resilient rigid-jobs experiments (all jobs released at time 0).
+
+    Raises
+    ------
+    InvalidInstance
+        If the day has no usable job (the message gives the range of day indices), or a job is
+        wider than ``P``.
+    """
+    if day is None:
+        if P is None:
+            P = trace.machine_size()
+        usable = np.flatnonzero((trace.run > 0) & (trace.procs > 0))
+        if usable.size == 0:
+            raise InvalidInstance(f"{trace.path}: no usable job (run time and processors > 0)")
+        wide = usable[trace.procs[usable] > P]
+        if wide.size:
+            j = int(wide[0])
+            raise InvalidInstance(
+                f"{trace.path}:{trace.lines[j]}: job {trace.number[j]}: procs {trace.procs[j]} > P {P}"
+            )
+        jobs = tuple(RigidJob(int(trace.procs[j]), float(trace.run[j]), f"job{trace.number[j]}")
+                     for j in usable.tolist())
+        return RigidInstance(jobs, int(P), _trace_stem(trace.path))
+    if isinstance(day, bool) or not isinstance(day, (int, np.integer)) or day < 0:
+        raise InvalidInstance(f"{trace.path}: day must be an integer >= 0, got {day!r}")
+    found = list(day_sets(trace, P=P, first_day=day, days=1))
+    if not found or found[0].day != day:
+        day_of, _ = _job_days(trace)
+        usable = (trace.run > 0) & (trace.procs > 0)
+        with_jobs = np.unique(day_of[usable]).tolist()
+        shown = ", ".join(map(str, with_jobs[:5])) + (f", ... {with_jobs[-1]}" if len(with_jobs) > 5 else "")
+        raise InvalidInstance(
+            f"{trace.path}: day {day} has no usable job; {len(with_jobs)} days have: {shown}"
+        )
+    return found[0].instance

@@ -16,13 +16,13 @@ from collections.abc import Sequence
 
 from .. import __version__
 from ..errors import CoscheduleError
-from . import bench, campaign, counterexample, generate, schedule
+from . import bench, campaign, convert, counterexample, generate, schedule
 from .common import EXIT_USAGE, Formatter, OneLineErrorParser
 
 __all__ = ["build_parser", "main", "FAMILIES"]
 
 #: the command families, in the order of ``coschedule --help``
-FAMILIES = (schedule, generate, counterexample, campaign, bench)
+FAMILIES = (schedule, generate, convert, counterexample, campaign, bench)
 
 
 def build_parser() -> OneLineErrorParser:

@@ -39,10 +39,10 @@ SIMULATE_EPILOG = """\
 examples:
   coschedule simulate campaigns/fig5-tenth.toml            # a TOML spec; writes fig5-tenth.sqlite
   coschedule simulate campaigns/fig5.toml --dry-run        # the size of the grid, nothing run
-  coschedule simulate --synthetic 30 --heuristics r-list-0,r-list-q --priorities LPT,LA \\
+  coschedule simulate --synthetic 30 --heuristic r-list-0,r-list-q --priority LPT,LA \\
       --qbar 0:0.9:0.1 --scenarios 100 --db sweep.sqlite
   coschedule simulate --trace ../shared/data/traces/KTH-SP2-1996-2.1-cln.swf.gz --days 30 \\
-      --heuristics r-list-0,r-shelffill-b --qbar 0,0.05,0.1 --db kth.sqlite
+      --heuristic r-list-0,r-shelffill-b --qbar 0,0.05,0.1 --db kth.sqlite
   coschedule simulate campaigns/fig5.toml --dask tcp://10.0.0.5:8786
 Running the same command again resumes: the cells already in the database are skipped.
 Flags override the TOML file's keys (source flags replace its sources). See docs/campaigns.md.
@@ -73,7 +73,8 @@ def register(sub: Any) -> None:
     p.add_argument("--name", help="campaign name")
     g = p.add_argument_group("sources (replace the spec's)")
     g.add_argument("--synthetic", type=int, metavar="SETS", help="SETS synthetic job sets of §5.1")
-    g.add_argument("--jobs", type=int, default=100, help="jobs per synthetic set (default 100)")
+    g.add_argument("--n", dest="jobs", type=int, default=100, help="jobs per synthetic set (default 100)")
+    p.alias("--jobs", "--n")
     g.add_argument("--instances", nargs="+", metavar="FILE", help="rigid-instance JSON files (globs allowed)")
     g.add_argument("--trace", nargs="+", metavar="SWF", help="SWF traces (.swf or .swf.gz): one set per submission day")
     g.add_argument("--days", type=int, help="traces: at most this many day-sets each")
@@ -81,8 +82,11 @@ def register(sub: Any) -> None:
     g.add_argument("--max-area-ratio", type=float, metavar="R",
                    help="traces: skip days where a job's area exceeds R times the day's mean")
     g = p.add_argument_group("grid (override the spec's)")
-    g.add_argument("--heuristics", help="comma-separated, e.g. r-list-0,r-list-1,r-list-q,r-shelffill-b,r-shelffill-nb")
-    g.add_argument("--priorities", help="comma-separated, e.g. LPT,SPT,HPA,LPA,LA,SA,RANDOM")
+    g.add_argument("--heuristic", dest="heuristics",
+                   help="comma-separated, e.g. r-list-0,r-list-1,r-list-q,r-shelffill-b,r-shelffill-nb")
+    g.add_argument("--priority", dest="priorities", help="comma-separated, e.g. LPT,SPT,HPA,LPA,LA,SA,RANDOM")
+    p.alias("--heuristics", "--heuristic")
+    p.alias("--priorities", "--priority")
     g.add_argument("--qbar", help="values: 0,0.1,0.3 or a range 0:0.9:0.1")
     g.add_argument("--P", dest="P", help="platform sizes: 10000 or 5000:20000:2500 (default: the instances')")
     g.add_argument("--scenarios", type=int, help="failure scenarios per cell (default 1000)")
@@ -112,7 +116,8 @@ def register(sub: Any) -> None:
     p.add_argument("--qbar", type=float, help="only this qbar")
     p.add_argument("--P", dest="P", type=int, help="only this grid P")
     p.add_argument("--priority", help="only this priority")
-    p.add_argument("--heuristics", help="only these heuristics (comma-separated)")
+    p.add_argument("--heuristic", dest="heuristics", help="only these heuristics (comma-separated)")
+    p.alias("--heuristics", "--heuristic")
     p.add_argument("--source", help="only this source")
     p.set_defaults(func=cmd_report)
 
@@ -154,7 +159,7 @@ def spec_from_args(args: argparse.Namespace) -> CampaignSpec:
         if "sources" not in changes:
             raise CampaignError("no campaign: give a TOML spec, or --synthetic, --instances or --trace")
         if "heuristics" not in changes:
-            raise CampaignError("give --heuristics (e.g. r-list-0,r-list-q)")
+            raise CampaignError("give --heuristic (e.g. r-list-0,r-list-q)")
         spec = CampaignSpec(**{"heuristics": (), **changes})
     elif changes:
         spec = replace_spec(spec, **changes)

@@ -10,14 +10,22 @@ import argparse
 import json
 import math
 import sys
+from collections.abc import Sequence
 from typing import Any, NoReturn
+
+from ..errors import CoscheduleError
+from ..model import MoldableInstance
+from ..rigid import RigidInstance
 
 __all__ = [
     "EXIT_INVALID",
     "EXIT_USAGE",
     "Formatter",
     "OneLineErrorParser",
+    "SWF_SUFFIXES",
     "emit_json",
+    "load_instance_arg",
+    "nonnegative_int",
     "positive_float",
     "positive_int",
 ]
@@ -31,14 +39,40 @@ class Formatter(argparse.RawDescriptionHelpFormatter):
 
 
 class OneLineErrorParser(argparse.ArgumentParser):
-    """An argument parser whose errors are one line on stderr and exit status 2.
+    """An argument parser whose errors are one line on stderr and exit status 2, and which
+    accepts hidden aliases: old spellings of an option, rewritten to the one spelling.
 
     argparse prints the whole usage block before an error; a user who typed ``--k 0`` needs the
     one line that says what is wrong (``--help`` still shows the usage).
     """
 
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.aliases: dict[str, str] = {}
+
+    def alias(self, old: str, new: str) -> None:
+        """Accept ``old`` (and ``old=VALUE``) as ``new``, without showing it in ``--help``."""
+        self.aliases[old] = new
+
+    def parse_known_args(  # type: ignore[override]
+        self, args: Sequence[str] | None = None, namespace: argparse.Namespace | None = None
+    ) -> tuple[argparse.Namespace, list[str]]:
+        if args is not None and self.aliases:
+            args = _rewrite(list(args), self.aliases)
+        return super().parse_known_args(args, namespace)
+
     def error(self, message: str) -> NoReturn:
         self.exit(EXIT_USAGE, f"{self.prog}: error: {message}\n")
+
+
+def _rewrite(args: list[str], aliases: dict[str, str]) -> list[str]:
+    out = []
+    for i, token in enumerate(args):
+        if token == "--":  # everything after is positional
+            return out + args[i:]
+        name, eq, value = token.partition("=")
+        out.append(aliases[name] + eq + value if name in aliases else token)
+    return out
 
 
 def positive_int(text: str) -> int:
@@ -48,6 +82,16 @@ def positive_int(text: str) -> int:
         raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
     if value < 1:
         raise argparse.ArgumentTypeError(f"expected a positive integer, got {value}")
+    return value
+
+
+def nonnegative_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected an integer >= 0, got {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"expected an integer >= 0, got {value}")
     return value
 
 
@@ -65,3 +109,24 @@ def emit_json(data: Any) -> None:
     """Print ``data`` as indented JSON on stdout (no NaN; unknown objects as strings)."""
     json.dump(data, sys.stdout, indent=2, allow_nan=False, default=str)
     sys.stdout.write("\n")
+
+
+#: file names read as SWF workload traces rather than JSON instances
+SWF_SUFFIXES = (".swf", ".swf.gz")
+
+
+def load_instance_arg(path: str, *, day: int | None = None) -> MoldableInstance | RigidInstance:
+    """The instance a command was given: a JSON instance file of any kind, or an SWF trace.
+
+    An SWF trace (``.swf`` or ``.swf.gz``) becomes a rigid instance: the jobs submitted on day
+    ``day`` (0-based, the day index of campaigns' day-sets), or all usable jobs of the log.
+    """
+    from ..io import load_any_instance
+
+    if str(path).lower().endswith(SWF_SUFFIXES):
+        from ..swf import read_swf, trace_instance
+
+        return trace_instance(read_swf(path), day=day)
+    if day is not None:
+        raise CoscheduleError(f"--day applies to SWF traces (.swf, .swf.gz); {path} is not one")
+    return load_any_instance(path)

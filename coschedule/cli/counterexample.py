@@ -67,7 +67,7 @@ def cmd_counterexample(args: argparse.Namespace) -> int:
         opt_hi = min(witness_makespan, res.objective if res and res.objective else math.inf)
         opt_lo = max(L, res.bound if res and res.bound is not None else 0.0)
         opt_text = f"T_OPT(f) in [{opt_lo:.6g}, {opt_hi:.6g}] (certified: lower bound, validated witness schedule)"
-    out_dir = Path(args.out) if args.out else None
+    out_dir = Path(args.output) if args.output else None
     if out_dir:
         out_dir.mkdir(parents=True, exist_ok=True)
         save_rigid_instance(instance, out_dir / "instance.json")
@@ -123,14 +123,14 @@ def _search(args: argparse.Namespace) -> int:
                            progress=progress)
     if progress:
         print(file=sys.stderr)
-    if args.out:
-        res.write(args.out)
+    if args.output:
+        res.write(args.output)
     if args.json:
         emit_json(res.to_dict())
         return 0
     print(res.describe())
-    if args.out:
-        print(f"wrote the worst instance and both validated schedules to {args.out}/")
+    if args.output:
+        print(f"wrote the worst instance and both validated schedules to {args.output}/")
     return 0
 
 
@@ -144,9 +144,9 @@ def register(sub: Any) -> None:
         "algorithm gets H_P, the optimum is 1). prop4: R-ShelfFill with LPT gets P, the optimum is < 2.",
         epilog="examples:\n"
         "  coschedule counterexample prop3 --P 8\n"
-        "  coschedule counterexample prop4 --P 3 --out ce-p4 --plot\n"
+        "  coschedule counterexample prop4 --P 3 -o ce-p4 --plot\n"
         "  coschedule counterexample prop3 --P 20 --heuristic r-list-0 --no-solve\n"
-        "  coschedule counterexample search --heuristic r-shelf-nb --P 4 --n 5 --out worst\n"
+        "  coschedule counterexample search --heuristic r-shelf-nb --P 4 --n 5 -o worst\n"
         "  coschedule counterexample search --heuristic pack-approx --P 4 --n 6 --seed 2\n",
     )
     p.add_argument("family", choices=["prop3", "prop4", "search"],
@@ -164,7 +164,8 @@ def register(sub: Any) -> None:
     p.add_argument("--seed", type=int, default=0, help="search: seed (default 0; same seed, same search)")
     p.add_argument("--max-time", type=positive_float, default=120.0, help="search: wall-clock budget, s (default 120)")
     p.add_argument("--k", type=positive_int, default=None, help="search with pack-approx: k (default p)")
-    p.add_argument("--out", metavar="DIR", help="write instance, scenario and both schedules here")
-    p.add_argument("--plot", action="store_true", help="with --out: draw both schedules (PNG)")
+    p.add_argument("-o", "--output", metavar="DIR", help="write instance, scenario and both schedules here")
+    p.alias("--out", "--output")
+    p.add_argument("--plot", action="store_true", help="with -o: draw both schedules (PNG)")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_counterexample)

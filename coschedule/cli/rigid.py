@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import argparse
 
-from ..errors import CoscheduleError
+from ..errors import CoscheduleError, InvalidSchedule
 from ..io import save_schedule
 from ..results import ExactResult, Status
 from ..rigid import FailureScenario, RigidInstance, SilentErrors, lower_bound
@@ -71,7 +71,8 @@ def run_rigid(instance: RigidInstance, args: argparse.Namespace) -> int:
         res = _optimum(instance, scenario, args, hint=schedule)
     if args.output:
         save_schedule(schedule, args.output, instance=instance,
-                      extra={"heuristic": args.heuristic, "priority": args.priority})
+                      extra={"heuristic": args.heuristic, "priority": args.priority,
+                             "failures": list(scenario.failures)})
     if args.plot:
         from ..plot import plot_rigid_schedule
 
@@ -119,7 +120,8 @@ def solve_rigid(instance: RigidInstance, args: argparse.Namespace) -> int:
         validate_rigid(instance, scenario, res.solution,
                        contiguous=args.contiguous and not (args.shelf or args.best_order))
         if args.output:
-            save_schedule(res.solution, args.output, instance=instance, extra={"result": res.to_dict()})
+            save_schedule(res.solution, args.output, instance=instance,
+                          extra={"result": res.to_dict(), "failures": list(scenario.failures)})
         if args.plot:
             from ..plot import plot_rigid_schedule
 
@@ -135,11 +137,53 @@ def solve_rigid(instance: RigidInstance, args: argparse.Namespace) -> int:
     return 0
 
 
-def add_rigid_options(p: argparse.ArgumentParser) -> None:
-    """Options of run/solve that only apply to rigid instances."""
-    g = p.add_argument_group("rigid jobs (coschedule/rigid-instance files)")
+def add_rigid_options(p: argparse.ArgumentParser) -> argparse._ArgumentGroup:
+    """Options of run/solve that only apply to rigid instances (an error on moldable ones)."""
+    g = p.add_argument_group("rigid jobs (coschedule/rigid-instance files and SWF traces)")
     g.add_argument("--scenario", metavar="FILE", help="failure scenario file (failed attempts per job)")
     g.add_argument("--qbar", type=float, default=None,
                    help="sample one scenario of the silent-error model with mean failure probability qbar (§5.1)")
-    g.add_argument("--seed", type=int, default=0, help="seed for --qbar and the RANDOM priority (default 0)")
-    g.add_argument("--priority", default="LPT", help="LPT (default), SPT, HPA, LPA, LA, SA, RANDOM, LJF")
+    g.add_argument("--seed", type=int, default=None, help="seed for --qbar and the RANDOM priority (default 0)")
+    g.add_argument("--priority", default=None, help="LPT (default), SPT, HPA, LPA, LA, SA, RANDOM, LJF")
+    return g
+
+
+def verify_rigid(instance: RigidInstance, args: argparse.Namespace) -> int:
+    """``coschedule verify rigid.json schedule.json``: the rigid-schedule validator.
+
+    The failure scenario is, in this order: ``--scenario FILE``; the ``failures`` list that
+    ``run -o`` and ``solve -o`` write into the schedule's header; else the schedule's own failed
+    attempts (said so in the output, since the check then cannot catch a missing attempt).
+    """
+    from ..io import load_scenario, load_schedule
+    from ..schedule import Outcome
+    from .common import EXIT_INVALID
+
+    schedule, header = load_schedule(args.solution)
+    if args.scenario:
+        scenario, source = load_scenario(args.scenario, instance), f"scenario {args.scenario}"
+    elif isinstance(header.get("failures"), list):
+        scenario, source = FailureScenario(tuple(header["failures"])), "the failures in its header"
+    else:
+        counts = [0] * instance.n
+        for e in schedule.executions:
+            if e.outcome is Outcome.FAILURE and 0 <= e.job < instance.n:
+                counts[e.job] += 1
+        scenario, source = FailureScenario(tuple(counts)), "its own failed attempts (no scenario given)"
+    try:
+        if header.get("P") is not None and header["P"] != instance.P:
+            raise InvalidSchedule(f"schedule is for P = {header['P']}, the instance has P = {instance.P}")
+        makespan = validate_rigid(instance, scenario, schedule, contiguous=args.contiguous)
+    except CoscheduleError as e:
+        if args.json:
+            emit_json({"valid": False, "error": str(e), "scenario": source})
+        else:
+            print(f"INVALID: {args.solution}: {e}")
+        return EXIT_INVALID
+    if args.json:
+        emit_json({"valid": True, "makespan": makespan, "executions": len(schedule.executions),
+                   "failures": scenario.total_failures, "scenario": source})
+    else:
+        print(f"valid: {len(schedule.executions)} executions of {instance.n} jobs on P = {instance.P}, "
+              f"makespan {makespan:.10g}; scenario: {source}, {scenario.total_failures} failures")
+    return 0

@@ -10,16 +10,68 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from ..errors import CoscheduleError, FormatError, InvalidSchedule
-from ..io import coschedule_to_dict, load_any_instance, load_coschedule, load_instance, save_json
+from ..errors import CoscheduleError, FormatError, InvalidSchedule, unknown_name
+from ..io import coschedule_to_dict, load_coschedule, save_json
 from ..model import CoSchedule, MoldableInstance
 from ..results import ExactResult, Status
 from ..rigid import RigidInstance
 from ..validate import validate_coschedule
-from .common import EXIT_INVALID, Formatter, emit_json, positive_float, positive_int
-from .rigid import add_rigid_options, run_rigid, solve_rigid
+from .common import (
+    EXIT_INVALID,
+    Formatter,
+    emit_json,
+    load_instance_arg,
+    nonnegative_int,
+    positive_float,
+    positive_int,
+)
+from .rigid import add_rigid_options, run_rigid, solve_rigid, verify_rigid
 
 __all__ = ["register", "cmd_solve", "cmd_run", "cmd_verify", "cmd_solvers"]
+
+
+#: options that only mean something for one kind of instance: attribute -> spelling
+MOLDABLE_ONLY = {"k": "--k", "compare": "--compare", "method": "--method", "solver": "--solver"}
+RIGID_ONLY = {"scenario": "--scenario", "qbar": "--qbar", "seed": "--seed", "priority": "--priority",
+              "contiguous": "--contiguous", "shelf": "--shelf", "best_order": "--best-order"}
+
+
+def _load(args: argparse.Namespace) -> MoldableInstance | RigidInstance:
+    """The instance of ``solve``/``run``, checked against the options that were given.
+
+    An option of the other problem kind (``--k`` on rigid jobs, ``--qbar`` on moldable tasks) is
+    an error, not silently ignored.
+    """
+    instance = load_instance_arg(args.instance, day=args.day)
+    rigid = isinstance(instance, RigidInstance)
+    other = MOLDABLE_ONLY if rigid else RIGID_ONLY
+    given = [flag for attr, flag in other.items() if getattr(args, attr, None) not in (None, False)]
+    if given:
+        kind = "rigid-job" if rigid else "moldable (k-in-p)"
+        raise CoscheduleError(
+            f"{', '.join(given)} cannot apply to {args.instance}: it is a {kind} instance"
+        )
+    if rigid:
+        args.priority = args.priority or "LPT"
+        args.seed = 0 if args.seed is None else args.seed
+    return instance
+
+
+def _check_heuristic(name: str, instance: MoldableInstance | RigidInstance, path: str) -> None:
+    """``run``: the heuristic exists and fits the instance's kind (else one clear line)."""
+    from coschedule.heuristics import HEURISTICS, RIGID_HEURISTICS
+
+    rigid = isinstance(instance, RigidInstance)
+    mine, other = (RIGID_HEURISTICS, HEURISTICS) if rigid else (HEURISTICS, RIGID_HEURISTICS)
+    kind, other_kind = ("rigid-job", "moldable (k-in-p)") if rigid else ("moldable (k-in-p)", "rigid-job")
+    if name.lower() in mine:
+        return
+    if name.lower() in other:
+        raise CoscheduleError(
+            f"heuristic {name!r} needs a {other_kind} instance; {path} is a {kind} instance "
+            f"(its heuristics: {', '.join(sorted(mine))})"
+        )
+    raise unknown_name("heuristic", name, list(mine), context=f"for a {kind} instance")
 
 
 def _packs(count: int) -> str:
@@ -60,7 +112,7 @@ def _optimum(instance: MoldableInstance, k: int, args: argparse.Namespace) -> Ex
     from coschedule.exact import solve_kinp
 
     res = solve_kinp(
-        instance, k, method=args.method, solver=args.solver,
+        instance, k, method=args.method or "auto", solver=args.solver,
         time_limit=args.time_limit, time_unit=getattr(args, "time_unit", None),
     )
     if res.solution is not None:
@@ -72,7 +124,7 @@ def _optimum(instance: MoldableInstance, k: int, args: argparse.Namespace) -> Ex
 
 
 def cmd_solve(args: argparse.Namespace) -> int:
-    instance = load_any_instance(args.instance)
+    instance = _load(args)
     if isinstance(instance, RigidInstance):
         return solve_rigid(instance, args)
     k = args.k if args.k is not None else instance.p
@@ -116,7 +168,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     from coschedule.exact import SUBSETDP_MAX_WORK, auto_method, subset_dp_work
     from coschedule.heuristics import get_heuristic
 
-    instance = load_any_instance(args.instance)
+    instance = _load(args)
+    _check_heuristic(args.heuristic, instance, args.instance)
     if isinstance(instance, RigidInstance):
         return run_rigid(instance, args)
     fn = get_heuristic(args.heuristic)
@@ -158,7 +211,14 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 
 def cmd_verify(args: argparse.Namespace) -> int:
-    instance = load_instance(args.instance)
+    instance = load_instance_arg(args.instance, day=args.day)
+    if isinstance(instance, RigidInstance):
+        if args.k is not None:
+            raise CoscheduleError(f"--k cannot apply to {args.instance}: it is a rigid-job instance")
+        return verify_rigid(instance, args)
+    given = [flag for flag, v in (("--scenario", args.scenario), ("--contiguous", args.contiguous)) if v]
+    if given:
+        raise CoscheduleError(f"{', '.join(given)} cannot apply to {args.instance}: it is a moldable (k-in-p) instance")
     cs, header = load_coschedule(args.solution)
     k = args.k if args.k is not None else header.get("k")
     claimed = header.get("cost")
@@ -197,85 +257,112 @@ def cmd_solvers(args: argparse.Namespace) -> int:
 # ---------------------------------------------------------------- parser
 
 
-def _add_exact_options(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--method", default="auto",
-                   help="exact formulation: auto (default), subsetdp, setcover, ilp (the paper's 1.12), "
-                   "matching (k = 2), exhaustive")
-    p.add_argument("--solver", default=None,
-                   help="backend: highs, cbc, cpsat (setcover/ilp); rustworkx, networkx (matching); "
-                   "numpy (subsetdp); python (exhaustive); default: the best available")
+def _add_common_options(p: argparse.ArgumentParser, what: str) -> None:
+    """Options of solve and run: the input, the k-in-p and the shared options."""
+    p.add_argument("--day", type=nonnegative_int, default=None,
+                   help="with an SWF trace (.swf, .swf.gz): the jobs submitted on day N (0-based, as "
+                   "the day-sets of campaigns); default: every job of the trace")
     p.add_argument("--time-limit", type=positive_float, default=60.0,
                    help="seconds (default 60); an answer cut short is reported as feasible, never as optimal")
     p.add_argument("--time-unit", type=positive_float, default=None,
                    help="round all times to this unit (integral model); default: none, except cpsat "
                    "(2^-24 of the largest time) and matching (2^-40 of the largest t(i,p)); "
                    "the rounding error is reported as the tolerance")
-
-
-def _add_pack_options(p: argparse.ArgumentParser, what: str) -> None:
-    """Options shared by the commands that produce a co-schedule (solve, run)."""
-    p.add_argument("--k", type=positive_int, default=None, help="max tasks per pack (default: p)")
-    _add_exact_options(p)
     p.add_argument("-o", "--output", help=f"write {what} as JSON here")
     p.add_argument("--plot", "--gantt", metavar="FILE", dest="plot",
                    help="draw the schedule (PNG/SVG/PDF by suffix; needs matplotlib); failed attempts hatched")
     p.add_argument("--json", action="store_true", help="machine-readable output")
+    g = p.add_argument_group("k-in-p co-scheduling (coschedule/moldable-instance files)")
+    g.add_argument("--k", type=positive_int, default=None, help="max tasks per pack (default: p)")
+    g.add_argument("--method", default=None,
+                   help="exact formulation: auto (default), subsetdp, setcover, ilp (the paper's 1.12), "
+                   "matching (k = 2), exhaustive")
+    g.add_argument("--solver", default=None,
+                   help="backend: highs, cbc, cpsat (setcover/ilp); rustworkx, networkx (matching); "
+                   "numpy (subsetdp); python (exhaustive); default: the best available")
 
 
+INSTANCE_HELP = ("instance: a JSON file (coschedule/moldable-instance: k-in-p co-scheduling; "
+                 "coschedule/rigid-instance: rigid jobs under silent errors), or an SWF trace (rigid jobs)")
+KINDS = ("The instance file decides the problem: moldable tasks in packs (k-in-p co-scheduling, "
+         "Aupy et al.) or rigid jobs under silent errors (Benoit et al.; JSON, or jobs of an SWF trace). "
+         "Options of the other kind are refused.")
 
 
 def register(sub: Any) -> None:
     p = sub.add_parser(
         "solve", formatter_class=Formatter,
-        help="solve a k-in-p co-scheduling instance exactly",
-        description="Solve k-in-p-CoSchedule exactly and state what was proved "
-        "(optimal, feasible with a bound, infeasible, unknown).",
+        help="solve an instance exactly and state what was proved",
+        description="Solve an instance exactly and state what was proved (optimal, feasible with a "
+        "bound, infeasible, unknown). k-in-p: the optimal co-schedule (subset DP, set cover, the "
+        "paper's ILP, matching for k = 2). Rigid jobs: T_OPT(f) under one failure scenario by "
+        "CP-SAT, the optimal shelf schedule, or the best priority order for R-List. " + KINDS,
         epilog="examples:\n"
         "  coschedule solve instances/kinp/figure-1-1.json --k 3\n"
+        "  coschedule generate synthetic --n 12 --P 32 --seed 7 -o inst.json\n"
         "  coschedule solve inst.json --k 2                  # 2-in-p by matching (Thm 1.1)\n"
         "  coschedule solve inst.json --k 3 --method ilp --solver cbc --time-limit 10\n"
-        "  coschedule solve inst.json --compare --plot packs.png -o solution.json\n",
+        "  coschedule solve inst.json --compare --plot packs.png -o solution.json\n"
+        "  coschedule solve instances/rigid/small-n8-P8.json --qbar 0.3 --seed 1   # T_OPT(f)\n"
+        "  coschedule solve instances/rigid/small-n8-P8.json --shelf --qbar 0.3\n",
     )
-    p.add_argument("instance", help="instance JSON file (coschedule/moldable-instance or coschedule/rigid-instance)")
-    p.add_argument("--compare", action="store_true", help="also run every heuristic and print its ratio")
-    _add_pack_options(p, "the solution")
-    add_rigid_options(p)
-    p.add_argument("--contiguous", action="store_true", help="rigid: contiguous processors (strip packing)")
-    p.add_argument("--shelf", action="store_true", help="rigid: the optimal shelf schedule instead of T_OPT(f)")
-    p.add_argument("--best-order", action="store_true",
-                   help="rigid: the best priority order for R-List-0 under the scenario (n <= 9)")
+    p.add_argument("instance", help=INSTANCE_HELP)
+    _add_common_options(p, "the solution")
+    p.add_argument("--compare", action="store_true", help="k-in-p: also run every heuristic and print its ratio")
+    g = add_rigid_options(p)
+    g.add_argument("--contiguous", action="store_true", help="contiguous processors (strip packing)")
+    g.add_argument("--shelf", action="store_true", help="the optimal shelf schedule instead of T_OPT(f)")
+    g.add_argument("--best-order", action="store_true",
+                   help="the best priority order for R-List-0 under the scenario (n <= 9)")
     p.set_defaults(func=cmd_solve)
 
     p = sub.add_parser(
         "run", formatter_class=Formatter,
-        help="run a named heuristic on an instance",
-        description="Run a co-scheduling heuristic (pack-approx = Alg. 3, make-pack-1 = Alg. 2 with "
-        "one processor per task, one-pack = Alg. 1 on all tasks, sequential = one task per pack) "
-        "and, where cheap, the optimum and the ratio.",
+        help="run a named heuristic on an instance (and the optimum when cheap)",
+        description="Run a heuristic and, where cheap, the optimum and the ratio. Moldable tasks "
+        "(k-in-p): pack-approx = Alg. 3, make-pack-1 = Alg. 2 with one processor per task, one-pack "
+        "= Alg. 1 on all tasks, sequential = one task per pack. Rigid jobs under silent errors: "
+        "R-List with m = 0, 1, |Q| reservations (r-list-0, r-list-1, r-list-q, and the kept-"
+        "reservation variants), R-Shelf and R-ShelfFill with (-b) or without (-nb) backfilling, "
+        "under a priority rule. " + KINDS,
         epilog="examples:\n"
         "  coschedule run pack-approx instances/kinp/figure-1-1.json\n"
-        "  coschedule run pack-approx inst.json --k 3 --optimum always --time-limit 30\n",
+        "  coschedule run pack-approx instances/kinp/synthetic-n12-p32.json --k 3 --optimum always\n"
+        "  coschedule run r-list-0 instances/rigid/small-n8-P8.json --qbar 0.3 --seed 1 --gantt g.png\n"
+        "  coschedule run r-shelffill-b instances/rigid/synthetic-n20-P10000.json --priority LA --qbar 0.1\n",
     )
     p.add_argument("heuristic", help="moldable: pack-approx, make-pack-1, one-pack, sequential; "
-                   "rigid: r-list-0, r-list-1, r-list-q, r-shelf-b, r-shelf-nb, r-shelffill-b, r-shelffill-nb")
-    p.add_argument("instance", help="instance JSON file (moldable or rigid)")
+                   "rigid: r-list-0, r-list-1, r-list-q, r-list-1-kept, r-list-q-kept, r-shelf-b, "
+                   "r-shelf-nb, r-shelffill-b, r-shelffill-nb")
+    p.add_argument("instance", help=INSTANCE_HELP)
     p.add_argument("--optimum", choices=["auto", "always", "never"], default="auto",
                    help="compute the optimum: auto (default) = only when cheap")
-    _add_pack_options(p, "the heuristic's schedule")
+    _add_common_options(p, "the heuristic's schedule")
     add_rigid_options(p)
     p.set_defaults(func=cmd_run)
 
     p = sub.add_parser(
         "verify", formatter_class=Formatter,
-        help="check a solution file against an instance",
-        description="Validate a co-schedule independently: every task in one pack, at most k "
-        "tasks and p processors per pack, allocations within [min_procs, p], claimed cost. "
-        "Exit status 0 if valid, 1 if not, 2 on unreadable input.",
-        epilog="example:\n  coschedule verify inst.json solution.json\n",
+        help="check a solution or schedule file against an instance (every kind the toolkit writes)",
+        description="Validate a schedule independently. A co-schedule (k-in-p): every task in one "
+        "pack, at most k tasks and p processors per pack, allocations within [min_procs, p], claimed "
+        "cost. A rigid schedule: each job runs f_j + 1 times under the failure scenario (the last "
+        "attempt succeeds), attempts in order and disjoint, at most P processors at any time, "
+        "claimed makespan. Exit status 0 if valid, 1 if not, 2 on unreadable input.",
+        epilog="examples:\n"
+        "  coschedule verify inst.json solution.json\n"
+        "  coschedule run r-list-0 instances/rigid/small-n8-P8.json --qbar 0.3 --seed 1 -o sched.json\n"
+        "  coschedule verify instances/rigid/small-n8-P8.json sched.json\n",
     )
-    p.add_argument("instance")
-    p.add_argument("solution")
-    p.add_argument("--k", type=positive_int, default=None, help="max tasks per pack (default: the file's k)")
+    p.add_argument("instance", help="instance file (JSON, or an SWF trace with --day)")
+    p.add_argument("solution", help="the co-schedule (solve/run -o) or rigid schedule to check")
+    p.add_argument("--day", type=nonnegative_int, default=None,
+                   help="with an SWF trace: the jobs submitted on day N (0-based), as for run and solve")
+    p.add_argument("--k", type=positive_int, default=None, help="k-in-p: max tasks per pack (default: the file's k)")
+    p.add_argument("--scenario", metavar="FILE",
+                   help="rigid: the failure scenario (default: the schedule header's failures, else its "
+                   "failed attempts)")
+    p.add_argument("--contiguous", action="store_true", help="rigid: also check contiguous processor blocks")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_verify)
 

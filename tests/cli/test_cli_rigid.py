@@ -88,7 +88,7 @@ def _write(tmp_path, name, data):
     "argv,message",
     [
         (["run", "r-list-0", SMALL, "--qbar", "1.5"], "qbar must be in [0, 1)"),
-        (["run", "r-list-9", SMALL], "unknown rigid heuristic 'r-list-9'"),
+        (["run", "r-list-9", SMALL], "unknown heuristic 'r-list-9' for a rigid-job instance"),
         (["run", "r-list-0", SMALL, "--priority", "FIFO"], "unknown priority 'FIFO'"),
         (["run", "r-list-0", SMALL, "--qbar", "0.2", "--scenario", SYN_F], "either --scenario or --qbar"),
         (["run", "r-list-0", SMALL, "--scenario", SYN_F], "scenario"),

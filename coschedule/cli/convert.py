@@ -1,0 +1,55 @@
+"""``coschedule convert``: workload traces into the toolkit's instance files.
+
+An SWF trace (the Parallel Workloads Archive's format, ``.swf`` or ``.swf.gz``) becomes a
+``coschedule/rigid-instance``: the jobs submitted on one day (the day-sets of campaigns), or
+every usable job of the log. What is kept and dropped is :func:`coschedule.swf.day_sets`'s rule.
+"""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from ..errors import CoscheduleError
+from ..io import save_rigid_instance
+from .common import SWF_SUFFIXES, Formatter, emit_json, load_instance_arg, nonnegative_int
+
+__all__ = ["register", "cmd_convert"]
+
+
+def cmd_convert(args: argparse.Namespace) -> int:
+    if not str(args.source).lower().endswith(SWF_SUFFIXES):
+        raise CoscheduleError(f"{args.source}: expected an SWF trace (.swf or .swf.gz)")
+    instance = load_instance_arg(args.source, day=args.day)
+    save_rigid_instance(instance, args.output)
+    jobs = "jobs of day " + str(args.day) if args.day is not None else "usable jobs of the trace"
+    if args.json:
+        emit_json({"output": args.output, "format": "coschedule/rigid-instance", "name": instance.name,
+                   "n": instance.n, "P": instance.P, "day": args.day})
+    else:
+        print(f"wrote {args.output}: rigid instance {instance.name}, the {instance.n} {jobs}, "
+              f"P = {instance.P}")
+    return 0
+
+
+def register(sub: Any) -> None:
+    p = sub.add_parser(
+        "convert", formatter_class=Formatter,
+        help="turn a day (or all) of an SWF workload trace into a rigid-instance file",
+        description="Write the jobs of an SWF trace as a coschedule/rigid-instance JSON file: a job "
+        "is kept when its run time and processor count are > 0 (allocated processors, else "
+        "requested), whatever its status; P is the header's MaxProcs (else MaxNodes, else the widest "
+        "job). With --day N, only the jobs submitted on day N (0-based calendar days of the log, in "
+        "its time zone), the day-sets that campaigns use.",
+        epilog="examples:\n"
+        "  coschedule convert instances/traces/KTH-SP2-1996-2.1-cln.swf.gz --day 7 -o kth-day7.json\n"
+        "  coschedule run r-list-0 kth-day7.json --qbar 0.1\n"
+        "  coschedule run r-list-0 instances/traces/KTH-SP2-1996-2.1-cln.swf.gz --day 7 --qbar 0.1  "
+        "# the same, read directly\n",
+    )
+    p.add_argument("source", help="an SWF trace (.swf or .swf.gz)")
+    p.add_argument("-o", "--output", required=True, help="the rigid-instance JSON file to write")
+    p.add_argument("--day", type=nonnegative_int, default=None,
+                   help="only the jobs submitted on day N (0-based); default: every usable job")
+    p.add_argument("--json", action="store_true", help="a JSON summary of what was written")
+    p.set_defaults(func=cmd_convert)
