@@ -29,15 +29,20 @@ def build_parser() -> OneLineErrorParser:
     parser = OneLineErrorParser(
         prog="coschedule",
         formatter_class=Formatter,
-        description="Scheduling parallel jobs on failure-prone HPC platforms: exact solvers, "
-        "heuristics and benchmarks. Co-scheduling moldable tasks in packs (k-in-p).",
+        description="Scheduling parallel jobs on failure-prone HPC platforms. Exact solvers that "
+        "state what they proved, the heuristics of the literature, their guarantees and "
+        "counterexamples, and simulation campaigns on synthetic and real workloads, for two "
+        "problems: co-scheduling moldable tasks in packs (k-in-p; Aupy et al., 2017) and rigid "
+        "jobs under silent errors (R-List, R-Shelf, R-ShelfFill; Benoit et al., IJNC 2021).",
         epilog="examples:\n"
-        "  coschedule solve instances/kinp/figure-1-1.json --k 3 --compare\n"
+        "  coschedule solve instances/kinp/figure-1-1.json --k 3 --compare     # k-in-p optimum\n"
         "  coschedule run pack-approx instances/kinp/synthetic-n12-p32.json\n"
-        "  coschedule generate synthetic --n 20 --p 32 --seed 7 -o inst.json\n"
-        "  coschedule bench kinp --quick\n"
+        "  coschedule run r-list-0 instances/rigid/small-n8-P8.json --qbar 0.3 --seed 1\n"
+        "  coschedule counterexample prop3 --P 8                               # Prop. 3 lower bound\n"
+        "  coschedule generate synthetic --n 20 --P 32 --seed 7 -o inst.json\n"
         "  coschedule simulate campaigns/fig5-tenth.toml && coschedule report fig5-tenth.sqlite\n"
-        "see docs/cli.md for every command",
+        "  coschedule bench kinp --quick\n"
+        "every command has --help with examples; see docs/cli.md for all of them",
     )
     parser.add_argument("--version", action="version", version=f"coschedule {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND",

@@ -34,8 +34,20 @@ EXIT_INVALID = 1  # a solution that fails verification
 EXIT_USAGE = 2  # bad input
 
 
-class Formatter(argparse.RawDescriptionHelpFormatter):
-    """Keeps the line breaks of descriptions and examples."""
+class Formatter(argparse.HelpFormatter):
+    """Wraps prose to the terminal's width but keeps example lines (indented ones, and the
+    lines of a text that has line breaks) as written."""
+
+    def _fill_text(self, text: str, width: int, indent: str) -> str:
+        if "\n" not in text:
+            return super()._fill_text(text, width, indent)
+        lines = []
+        for line in text.splitlines():
+            if line.startswith(" ") or len(line) <= width:
+                lines.append(indent + line)
+            else:
+                lines.append(super()._fill_text(line, width, indent))
+        return "\n".join(lines)
 
 
 class OneLineErrorParser(argparse.ArgumentParser):
