@@ -64,12 +64,12 @@ from typing import Any, Generic, NamedTuple, Protocol, TypeVar
 
 import numpy as np
 
-from .errors import InvalidInstance, unknown_name
-from .model import CoSchedule, MoldableInstance, MoldableTask
-from .results import ExactResult, Status
-from .rigid import FailureScenario, RigidInstance, RigidJob, SilentErrors, lower_bound
-from .rng import Seed, as_generator
-from .schedule import Schedule
+from coschedule.errors import InvalidInstance, unknown_name
+from coschedule.model import CoSchedule, MoldableInstance, MoldableTask
+from coschedule.results import ExactResult, Status
+from coschedule.rigid import FailureScenario, RigidInstance, RigidJob, SilentErrors, lower_bound
+from coschedule.rng import Seed, as_generator
+from coschedule.schedule import Schedule
 
 __all__ = [
     "ExpectedRatioEstimate",
@@ -410,7 +410,7 @@ class SearchResult:
         ``instance.json``, ``heuristic-coschedule.json``, ``optimum-coschedule.json``.
         Returns the paths written.
         """
-        from .io import (
+        from coschedule.io import (
             coschedule_to_dict,
             save_instance,
             save_json,
@@ -522,7 +522,7 @@ def rigid_ratio(
     """
     from coschedule.heuristics import get_rigid_heuristic
 
-    from .validate import validate_rigid
+    from coschedule.validate import validate_rigid
 
     fn = get_rigid_heuristic(heuristic)
     schedule = fn(instance, scenario, priority=priority, seed=heuristic_seed)
@@ -776,7 +776,7 @@ def search_worst(
     ev, res = engine.exact_for(best)
     instance = best.instance(P, name=f"worst-{problem.name}-{priority.lower()}-P{P}")
     scenario = best.scenario()
-    from .validate import validate_rigid
+    from coschedule.validate import validate_rigid
 
     makespan = validate_rigid(instance, scenario, ev.schedule)
     assert res.solution is not None
@@ -845,7 +845,7 @@ class _KinpProblem:
         self.max_time = max_time
 
     def _profile(self, rng: np.random.Generator) -> tuple[float, ...]:
-        from .generators import random_profile
+        from coschedule.generators import random_profile
 
         return random_profile(self.p, rng, t1=(1.0, float(self.max_time)), integral=self.integral)
 
@@ -991,7 +991,7 @@ def search_worst_kinp(
         best, ratio = engine.shrink(best, ratio)
     ev, res = engine.exact_for(best)
     instance = best.instance(p, name=f"worst-{problem.name}-n{len(best.profiles)}-p{p}-k{kk}")
-    from .validate import validate_coschedule
+    from coschedule.validate import validate_coschedule
 
     cost = validate_coschedule(instance, ev.schedule, kk)
     assert res.solution is not None
@@ -1170,7 +1170,7 @@ class ExpectedRatioResult:
 
     def write(self, directory: str | Path) -> list[Path]:
         """``instance.json`` and ``summary.json`` in ``directory``."""
-        from .io import save_json, save_rigid_instance
+        from coschedule.io import save_json, save_rigid_instance
 
         out = Path(directory)
         out.mkdir(parents=True, exist_ok=True)
