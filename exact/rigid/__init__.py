@@ -71,7 +71,7 @@ from coschedule.rng import Seed
 from coschedule.schedule import Execution, Outcome, Schedule
 from coschedule.validate import validate_rigid
 
-from .units import time_unit_for
+from ..units import time_unit_for
 
 __all__ = [
     "RigidCpModel",
