@@ -11,8 +11,10 @@ from __future__ import annotations
 
 import doctest
 import functools
+import importlib
 import itertools
 import math
+import pkgutil
 
 import numpy as np
 import pytest
@@ -288,7 +290,15 @@ def test_input_errors():
 def test_chain_bound_and_doctests():
     assert chain_bound([1.0, 1.0, 1.0], 2.5) == 2
     assert chain_bound([5.0], 1.0) == 1
-    assert doctest.testmod(coschedule.exact.rigid).failed == 0
+    # the package and each of its modules (the doctests live beside the code, e.g. chain_bound's)
+    package = coschedule.exact.rigid
+    modules = [package] + [
+        importlib.import_module(f"{package.__name__}.{info.name}")
+        for info in pkgutil.iter_modules(package.__path__)
+    ]
+    results = [doctest.testmod(m) for m in modules]
+    assert sum(r.failed for r in results) == 0
+    assert sum(r.attempted for r in results) >= 1
 
 
 # ------------------------------------------------------------------ expected makespan (7)
