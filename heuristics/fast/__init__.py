@@ -45,9 +45,9 @@ from coschedule.errors import InvalidInstance, SolverUnavailable, unknown_name
 from coschedule.rigid import FailureScenario, RigidInstance
 from coschedule.rng import Seed
 
-from .priorities import PriorityRule, priority_order
-from .rlist import TIME_REL, time_tolerance
-from .rshelf import RIGID_HEURISTICS
+from ..priorities import PriorityRule, priority_order
+from ..rlist import TIME_REL, time_tolerance
+from ..rshelf import RIGID_HEURISTICS
 
 try:  # optional: without numba, makespans() falls back to the reference implementation
     from numba import njit
