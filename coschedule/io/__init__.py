@@ -18,10 +18,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from .errors import FormatError, InvalidInstance
-from .model import Allocation, CoSchedule, MoldableInstance, MoldableTask, Pack
-from .rigid import FailureScenario, RigidInstance, RigidJob
-from .schedule import Execution, Outcome, Schedule
+from coschedule.errors import FormatError, InvalidInstance
+from coschedule.model import Allocation, CoSchedule, MoldableInstance, MoldableTask, Pack
+from coschedule.rigid import FailureScenario, RigidInstance, RigidJob
+from coschedule.schedule import Execution, Outcome, Schedule
 
 __all__ = [
     "INSTANCE_FORMAT",
