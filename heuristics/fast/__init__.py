@@ -36,7 +36,8 @@ shelves, on one core, against 1, 2, 17 and 1 ms with the reference
 Modules
 -------
 * :mod:`.dispatch` -- :func:`makespans`, its argument checks and :data:`BACKENDS`;
-* :mod:`.jit` -- numba or its absence (:data:`HAVE_NUMBA`), and ``njit``;
+* :mod:`.jit` -- numba or its absence (:data:`HAVE_NUMBA`), ``njit``, the cache directory
+  (``~/.cache/coschedule/numba``) and the notice printed when the kernels compile;
 * :mod:`.availability` -- the availability profile and the event list of the R-List kernels;
 * :mod:`.list_kernels` -- R-List with ``m`` reservations per round, and R-List-Q incrementally;
 * :mod:`.shelf_kernels` -- R-Shelf and R-ShelfFill.

@@ -107,15 +107,16 @@ def _compiled_makespans(
     job_at[rank] = np.arange(instance.n, dtype=np.int64)
     tol = float(time_tolerance(instance))
     P = int(instance.P)
-    if v.family == "list":
-        k_max = instance.n if v.m < 0 else min(v.m, instance.n)
-        # any m >= n is m = |Q| at every round: the incremental kernel applies
-        return _list_makespans(
-            P, procs, times, rank, job_at, scenarios, k_max, k_max == instance.n, tol, TIME_REL
+    with jit.compile_notice():  # the first compile in a process says so on a terminal
+        if v.family == "list":
+            k_max = instance.n if v.m < 0 else min(v.m, instance.n)
+            # any m >= n is m = |Q| at every round: the incremental kernel applies
+            return _list_makespans(
+                P, procs, times, rank, job_at, scenarios, k_max, k_max == instance.n, tol, TIME_REL
+            )
+        return _shelf_makespans(
+            P, procs, times, rank, job_at, scenarios, v.backfill, v.fill, tol, TIME_REL
         )
-    return _shelf_makespans(
-        P, procs, times, rank, job_at, scenarios, v.backfill, v.fill, tol, TIME_REL
-    )
 
 
 #: backend name -> implementation(instance, scenarios, heuristic, rank); "auto" picks one
@@ -169,11 +170,14 @@ def makespans(
 
     Notes
     -----
-    The first numba call compiles the kernels (a few seconds, then cached on disk next to this
-    module, or under ``NUMBA_CACHE_DIR``). Running time per scenario: ``O(E n)`` for R-List-0
-    and the shelves, ``O(E n (r + n))`` at worst for R-List-1 and R-List-Q (``E`` attempts,
-    ``r`` running jobs), as the reference, with a constant about 50 to 100 times smaller; see
-    :mod:`coschedule.heuristics.fast` and :func:`coschedule.bench.bench_rlist` for measured times.
+    The first numba call compiles the kernels (seconds, said once on stderr when it is a
+    terminal), then they are cached on disk in the user's cache directory
+    (``NUMBA_CACHE_DIR``, else ``$XDG_CACHE_HOME/coschedule/numba`` or
+    ``~/.cache/coschedule/numba``: :mod:`coschedule.heuristics.fast.jit`). Running time per
+    scenario: ``O(E n)`` for R-List-0 and the shelves, ``O(E n (r + n))`` at worst for
+    R-List-1 and R-List-Q (``E`` attempts, ``r`` running jobs), as the reference, with a
+    constant about 50 to 100 times smaller; see :mod:`coschedule.heuristics.fast` and
+    :func:`coschedule.bench.bench_rlist` for measured times.
 
     >>> from coschedule.generators import synthetic_rigid
     >>> from coschedule.rigid import SilentErrors
