@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from coschedule_testing import package_doctests
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -256,3 +257,8 @@ def test_bench_rlist_rows(monkeypatch, numba):
         d = row.to_dict()
         assert d["heuristic"] == row.heuristic and "speedup" in d and "meets_target" in d
     assert rows[0].target_ms == 0.3 and rows[2].target_ms == 1.2 and rows[1].target_ms is None
+
+
+def test_doctests():
+    failed, attempted = package_doctests(fast)
+    assert failed == 0 and attempted >= 1  # makespans', in coschedule.heuristics.fast.dispatch
