@@ -232,12 +232,12 @@ def _timed(fn: Callable[..., np.ndarray], *args: object, **kwargs: object) -> tu
 
 def _compile_misses() -> int:
     """Total numba cache misses (= compilations) of the kernels, -1 without numba."""
-    from coschedule.heuristics import fast
+    from coschedule.heuristics.fast import jit, list_kernels, shelf_kernels
 
-    if not fast.HAVE_NUMBA:
+    if not jit.HAVE_NUMBA:
         return -1
     total = 0
-    for kernel in (fast._list_makespans, fast._shelf_makespans):
+    for kernel in (list_kernels._list_makespans, shelf_kernels._shelf_makespans):
         total += sum(kernel.stats.cache_misses.values())
     return total
 
@@ -264,7 +264,7 @@ def bench_rlist(
     timed on all ``scenarios``, best of ``repeat``; the reference (one call of the registry's
     heuristic per scenario) runs once on the first ``reference_scenarios``.
     """
-    from coschedule.heuristics.fast import HAVE_NUMBA, makespans
+    from coschedule.heuristics.fast import jit, makespans
 
     from .rigid import SilentErrors
 
@@ -293,7 +293,7 @@ def bench_rlist(
             ref_ms = 1000 * cpu / k
             identical = bool(np.array_equal(fast[:k], ref))
         yield RlistRow(
-            name, n, P, qbar, priority, seed, "numba" if HAVE_NUMBA else "reference",
+            name, n, P, qbar, priority, seed, "numba" if jit.HAVE_NUMBA else "reference",
             scenarios, compile_s, compiled, 1000 * best_cpu / scenarios,
             1000 * best_wall / scenarios, k, ref_ms, identical, float(np.mean(fast)),
         )

@@ -2,13 +2,18 @@
 
 * hypothesis strategies drawing instances from :mod:`coschedule.generators`;
 * :func:`fewer`, to lower the active profile's example count for slow properties;
-* :func:`brute_force_one_pack`, an independent reference for the 1-pack problem (§1.4.2).
+* :func:`brute_force_one_pack`, an independent reference for the 1-pack problem (§1.4.2);
+* :func:`package_doctests`, to run the doctests of a package and of each of its modules.
 """
 
 from __future__ import annotations
 
+import doctest
+import importlib
 import itertools
 import math
+import pkgutil
+from types import ModuleType
 
 from hypothesis import settings
 from hypothesis import strategies as st
@@ -23,6 +28,7 @@ __all__ = [
     "instances",
     "fewer",
     "brute_force_one_pack",
+    "package_doctests",
 ]
 
 #: seeds for the generators (numpy refuses negative seeds)
@@ -83,3 +89,14 @@ def brute_force_one_pack(inst: MoldableInstance, tasks: list[int]) -> float:
         if sum(sigma) <= inst.p:
             best = min(best, max(inst.tasks[i].time(q) for i, q in zip(tasks, sigma)))
     return best
+
+
+def package_doctests(package: ModuleType) -> doctest.TestResults:
+    """The doctests of ``package`` and of every module in it (``doctest.testmod`` of the package
+    alone does not reach the functions it re-exports), summed."""
+    modules = [package] + [
+        importlib.import_module(f"{package.__name__}.{info.name}")
+        for info in pkgutil.iter_modules(package.__path__)
+    ]
+    results = [doctest.testmod(m) for m in modules]
+    return doctest.TestResults(sum(r.failed for r in results), sum(r.attempted for r in results))

@@ -6,7 +6,9 @@ from __future__ import annotations
 import math
 
 import pytest
+from coschedule_testing import package_doctests
 
+import coschedule.search
 from coschedule.errors import UnknownName
 from coschedule.families import prop3_claims, prop3_instance
 from coschedule.io import (
@@ -209,3 +211,8 @@ def test_expected_ratio_search_small(tmp_path):
     a.write(tmp_path)
     assert load_rigid_instance(tmp_path / "instance.json") == a.instance
     assert read_json(tmp_path / "summary.json")["final"]["samples"] == 60
+
+
+def test_doctests():
+    failed, attempted = package_doctests(coschedule.search)
+    assert failed == 0 and attempted >= 1  # guarantee's, in coschedule.search.result

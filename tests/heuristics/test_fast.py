@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from coschedule_testing import package_doctests
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -18,9 +19,9 @@ from coschedule.errors import InvalidInstance, SolverUnavailable, UnknownName
 from coschedule.generators import random_rigid, synthetic_rigid
 from coschedule.rigid import FailureScenario, RigidInstance, RigidJob, SilentErrors, rigid_instance
 from coschedule.heuristics import RIGID_HEURISTICS, fast
-from coschedule.heuristics.fast import FAST_HEURISTICS, HAVE_NUMBA, makespans
+from coschedule.heuristics.fast import FAST_HEURISTICS, HAVE_NUMBA, jit, list_kernels, makespans
 from coschedule.heuristics.priorities import PRIORITIES, priority_order
-from coschedule.heuristics.rlist import time_tolerance
+from coschedule.heuristics.rlist import TIME_REL, time_tolerance
 
 NAMES = sorted(RIGID_HEURISTICS)
 #: the heuristics with a numba kernel (the "-kept" R-List variants run the reference only)
@@ -195,9 +196,9 @@ def test_incremental_r_list_q_equals_fresh_rounds(priority):
         job_at = np.empty_like(rank)
         job_at[rank] = np.arange(inst.n)
         args = (inst.P, np.array(inst.procs), np.array(inst.times), rank, job_at, f, inst.n)
-        tol = (time_tolerance(inst), fast.TIME_REL)
-        fresh = fast._list_makespans(*args, False, *tol)
-        kept = fast._list_makespans(*args, True, *tol)
+        tol = (time_tolerance(inst), TIME_REL)
+        fresh = list_kernels._list_makespans(*args, False, *tol)
+        kept = list_kernels._list_makespans(*args, True, *tol)
         np.testing.assert_array_equal(kept, fresh)
         np.testing.assert_array_equal(kept, makespans(inst, f, "r-list-q", priority, 9))
 
@@ -218,7 +219,7 @@ def test_random_priority_is_drawn_once():
 
 @pytest.mark.parametrize("name", NAMES)
 def test_fallback_without_numba(monkeypatch, name):
-    monkeypatch.setattr(fast, "HAVE_NUMBA", False)
+    monkeypatch.setattr(jit, "HAVE_NUMBA", False)
     inst = synthetic_rigid(20, 2000, seed=5)
     f = sampled(inst, 0.5, 3, 6)
     got = makespans(inst, f, name, "RANDOM", np.random.default_rng(4))
@@ -243,7 +244,7 @@ def test_bench_rlist_rows(monkeypatch, numba):
     from coschedule.bench import RLIST_HEURISTICS, bench_rlist
 
     if not numba:
-        monkeypatch.setattr(fast, "HAVE_NUMBA", False)
+        monkeypatch.setattr(jit, "HAVE_NUMBA", False)
     rows = list(bench_rlist(n=20, P=3000, scenarios=12, reference_scenarios=4, repeat=2, seed=3))
     assert [r.heuristic for r in rows] == list(RLIST_HEURISTICS)
     for row in rows:
@@ -256,3 +257,8 @@ def test_bench_rlist_rows(monkeypatch, numba):
         d = row.to_dict()
         assert d["heuristic"] == row.heuristic and "speedup" in d and "meets_target" in d
     assert rows[0].target_ms == 0.3 and rows[2].target_ms == 1.2 and rows[1].target_ms is None
+
+
+def test_doctests():
+    failed, attempted = package_doctests(fast)
+    assert failed == 0 and attempted >= 1  # makespans', in coschedule.heuristics.fast.dispatch

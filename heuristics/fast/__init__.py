@@ -1,0 +1,54 @@
+"""Makespans of the resilient rigid heuristics over many failure scenarios, fast.
+
+Large campaigns (``resilient-rigid-jobs.md`` §5.1: 1000 scenarios per job set, 30 sets, seven
+heuristics, seven priorities) only need the makespan of each scenario. :func:`makespans`
+computes it with compiled kernels (numba, an optional dependency: ``pip install
+'coschedule[fast]'``) that replay the reference implementations :func:`coschedule.heuristics.r_list`,
+:func:`coschedule.heuristics.r_shelf` and :func:`coschedule.heuristics.r_shelf_fill` decision for decision: the same
+float operations in the same order, the same equal-time tolerance
+(:func:`coschedule.heuristics.rlist.time_tolerance`: completions within it are one instant, the round is at
+the latest of them), the same tie-breaking, hence bit-identical makespans. Without numba,
+:func:`makespans` calls the reference implementation once per scenario (same results, slower).
+
+Kernels
+-------
+* **Queue.** Always "the waiting jobs sorted by priority rank" (a failed job re-enters at its
+  own rank, NOTE 5), so it is a boolean array indexed by rank, scanned in rank order (R-List-Q:
+  the sorted array of the queued jobs, a failed job inserted at its rank).
+* **Events.** The running jobs sorted by the end of their attempt: the completions of the next
+  instant are a prefix, popped together (NOTE 2); a new attempt is inserted in ``O(r)``.
+* **Profile** (``m > 0``). Free processors as a step function over ``[now, inf)`` in flat arrays,
+  with the breakpoints and values of :class:`coschedule.heuristics.rlist._Profile` (running jobs' ends and
+  the round's reservations), searched by the same earliest-fit and backfilling scans. R-List-1
+  builds it afresh at every round. R-List-Q keeps it from round to round and only redoes the
+  reservations that a fresh round can change (from the first job that just failed, see
+  :func:`.list_kernels._list_q_one`): a round without failure makes no reservation at all, and the result is
+  the same as that of a fresh round. Its queue is the array of the queued jobs in rank order,
+  and its profile may keep breakpoints where nothing changes (same earliest fits).
+* **Shelves.** A loop over shelves, as :func:`coschedule.heuristics.rshelf._shelves`.
+
+On the §5.1 setting (100 jobs, ``P = 10000``, ``qbar = 0.3``, LPT) one scenario takes about
+0.03 ms with R-List-0, 0.05 ms with R-List-1, 0.35 ms with R-List-Q and 0.005 ms with the
+shelves, on one core, against 1, 2, 17 and 1 ms with the reference
+(:func:`coschedule.bench.bench_rlist`). R-List-Q grows with the failures: about 15 ms at
+``qbar = 0.9`` (8000 rounds, 22 reservations redone in each).
+
+Modules
+-------
+* :mod:`.dispatch` -- :func:`makespans`, its argument checks and :data:`BACKENDS`;
+* :mod:`.jit` -- numba or its absence (:data:`HAVE_NUMBA`), ``njit``, the cache directory
+  (``~/.cache/coschedule/numba``) and the notice printed when the kernels compile;
+* :mod:`.availability` -- the availability profile and the event list of the R-List kernels;
+* :mod:`.list_kernels` -- R-List with ``m`` reservations per round, and R-List-Q incrementally;
+* :mod:`.shelf_kernels` -- R-Shelf and R-ShelfFill.
+
+Whether numba is used is read from ``jit.HAVE_NUMBA`` at each call (patch that one to pretend
+numba is missing; ``HAVE_NUMBA`` here is a copy for readers).
+"""
+
+from __future__ import annotations
+
+from .dispatch import BACKENDS, FAST_HEURISTICS, KERNEL_HEURISTICS, makespans
+from .jit import HAVE_NUMBA
+
+__all__ = ["BACKENDS", "FAST_HEURISTICS", "HAVE_NUMBA", "KERNEL_HEURISTICS", "makespans"]
