@@ -45,7 +45,7 @@ from coschedule.validate import validate_rigid
 from coschedule.heuristics import RIGID_HEURISTICS
 
 ROOT = Path(__file__).resolve().parents[2]
-TRACES = ROOT.parent / "shared" / "data" / "traces"
+TRACES = ROOT / "instances" / "traces"  # shipped with the repository
 KTH = TRACES / "KTH-SP2-1996-2.1-cln.swf.gz"
 
 #: columns that depend on the machine's speed, not on the spec
@@ -408,7 +408,6 @@ def test_bad_toml(tmp_path, text, message):
 # ------------------------------------------------------------------------ traces (real data)
 
 
-@pytest.mark.skipif(not KTH.exists(), reason=f"the SWF traces are not in {TRACES}")
 def test_trace_day_sets_campaign(tmp_path):
     spec = CampaignSpec(sources=(TraceSource(str(KTH), days=2),), heuristics=("r-list-0", "r-shelffill-b"),
                         qbar=(0.0, 0.1), scenarios=20, seed=1)

@@ -14,7 +14,8 @@ import pytest
 from coschedule.errors import FormatError, InvalidInstance
 from coschedule.swf import DaySet, SwfTrace, day_sets, read_swf
 
-TRACES = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "traces"
+#: the Parallel Workloads Archive logs shipped with the repository (instances/traces/README.md)
+TRACES = Path(__file__).resolve().parents[2] / "instances" / "traces"
 
 
 def job(
@@ -312,8 +313,7 @@ def test_p_override_and_too_wide_job(tmp_path: Path) -> None:
 
 def trace_file(name: str) -> Path:
     path = TRACES / name
-    if not path.is_file():
-        pytest.skip(f"trace {name} not found under {TRACES} (shared/ data folder absent)")
+    assert path.is_file(), f"trace {name} is not in {TRACES}; it ships with the repository"
     return path
 
 
