@@ -189,6 +189,10 @@ class TraceSource:
     days where some job's area exceeds that many times the day's mean area: under the §5.1
     error model such a job fails with probability ``1 - (1 - qbar)^ratio`` (``1 - 6e-8`` for a
     ratio of 158 at ``qbar = 0.1``), i.e. tens of millions of re-executions per scenario.
+
+    ``path`` is looked up by :func:`coschedule.data.find_trace` (relative to ``base``, then in
+    ``traces_dir`` or ``$COSCHEDULE_TRACES``, then in the bundled traces); ``where`` names the
+    source in error messages (``campaigns/x.toml: source[0]``). Neither enters the digest.
     """
 
     path: str
@@ -199,6 +203,8 @@ class TraceSource:
     max_area_ratio: float | None = None
     name: str = ""
     base: str = field(default=".", compare=False)
+    traces_dir: str | None = field(default=None, compare=False)
+    where: str = field(default="", compare=False)
     kind: str = field(default="swf", init=False)
 
     def __post_init__(self) -> None:
@@ -210,7 +216,7 @@ class TraceSource:
         from coschedule.swf import day_sets, read_swf
 
         try:
-            trace = read_swf(_resolve(self.path, self.base))
+            trace = read_swf(self.file())
             sets = day_sets(trace, P=self.P, min_jobs=self.min_jobs, days=None, first_day=self.first_day)
             kept = (d for d in sets if self.max_area_ratio is None or area_ratio(d.instance) <= self.max_area_ratio)
             refs = tuple(InstanceRef(f"swf:{self.name}:day{d.day:03d}", self.name, d.instance)
@@ -220,6 +226,16 @@ class TraceSource:
         if not refs:
             raise CampaignError(f"source {self.name!r}: no day with at least {self.min_jobs} jobs")
         return refs
+
+    def file(self) -> Path:
+        """The SWF file of ``path`` (:func:`coschedule.data.find_trace`); not found, an error
+        that names the spec file, the key and every place looked."""
+        from coschedule.data import find_trace
+
+        try:
+            return find_trace(self.path, base=self.base, traces_dir=self.traces_dir)
+        except FormatError as e:
+            raise CampaignError(f"{self.where or f'source {self.name!r}'}: path = {self.path!r}: {e}") from None
 
     def check(self) -> None:
         if self.min_jobs < 1 or self.first_day < 0 or (self.days is not None and self.days < 1):
@@ -520,7 +536,7 @@ def _kind_name(kinds: type | tuple[type, ...]) -> str:
                         bool: "true or false", dict: "a table"}.get(k, k.__name__) for k in ks)
 
 
-def _source_from_dict(obj: Any, where: str, base: Path) -> Source:
+def _source_from_dict(obj: Any, where: str, base: Path, traces_dir: str | None = None) -> Source:
     if not isinstance(obj, dict):
         raise CampaignError(f"{where}: a source must be a table")
     kind = obj.get("kind")
@@ -565,7 +581,7 @@ def _source_from_dict(obj: Any, where: str, base: Path) -> Source:
         return FilesSource(**kw)
     if "path" not in kw:
         raise CampaignError(f"{where}: an swf source needs path")
-    return TraceSource(**kw)
+    return TraceSource(**kw, traces_dir=traces_dir, where=where)
 
 
 def _resolve(path: str, base: str | Path) -> str:
@@ -582,8 +598,10 @@ def _relative(path: str, base: str | Path) -> str:
         return Path(path).as_posix()
 
 
-def spec_from_dict(data: Any, where: str = "spec", base: str | Path = ".") -> CampaignSpec:
-    """A :class:`CampaignSpec` from the TOML table (``[[source]]`` tables for the sources)."""
+def spec_from_dict(data: Any, where: str = "spec", base: str | Path = ".", *,
+                   traces_dir: str | None = None) -> CampaignSpec:
+    """A :class:`CampaignSpec` from the TOML table (``[[source]]`` tables for the sources);
+    ``traces_dir`` is where bare trace names are looked up (see :class:`TraceSource`)."""
     if not isinstance(data, dict):
         raise CampaignError(f"{where}: expected a table")
     known = {f.name for f in fields(CampaignSpec)} | {"source"}
@@ -609,13 +627,15 @@ def spec_from_dict(data: Any, where: str = "spec", base: str | Path = ".") -> Ca
         srcs = [srcs]
     if not isinstance(srcs, list):
         raise CampaignError(f"{where}: source must be an array of tables ([[source]])")
-    kw["sources"] = tuple(_source_from_dict(s, f"{where}: source[{i}]", Path(base)) for i, s in enumerate(srcs))
+    kw["sources"] = tuple(_source_from_dict(s, f"{where}: source[{i}]", Path(base), traces_dir)
+                          for i, s in enumerate(srcs))
     kw.setdefault("heuristics", ())
     return CampaignSpec(**kw)
 
 
-def load_spec(path: str | Path) -> CampaignSpec:
-    """Read a campaign TOML file; relative paths in it are relative to its folder."""
+def load_spec(path: str | Path, *, traces_dir: str | None = None) -> CampaignSpec:
+    """Read a campaign TOML file; relative paths in it are relative to its folder, and bare trace
+    file names are also looked up in ``traces_dir`` and the bundled traces (see :class:`TraceSource`)."""
     from coschedule.io import read_utf8
 
     p = Path(path)
@@ -627,7 +647,9 @@ def load_spec(path: str | Path) -> CampaignSpec:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
         raise CampaignError(f"{p}: not valid TOML: {e}") from None
-    spec = spec_from_dict(data, where=str(p), base=p.parent)
+    if not data:
+        raise CampaignError(f"{p}: empty campaign spec (no sources, no heuristics)")
+    spec = spec_from_dict(data, where=str(p), base=p.parent, traces_dir=traces_dir)
     if "name" not in data:
         spec = CampaignSpec(**{**_kwargs(spec), "name": p.stem})
     return spec

@@ -31,6 +31,7 @@ from ..campaign import (
     summarize,
 )
 from ..campaign.spec import describe_sources, replace_spec
+from ..data import TRACES_ENV, spec_path
 from .common import Formatter
 
 __all__ = ["register", "cmd_simulate", "cmd_report"]
@@ -38,14 +39,19 @@ __all__ = ["register", "cmd_simulate", "cmd_report"]
 SIMULATE_EPILOG = """\
 examples:
   coschedule simulate campaigns/fig5-tenth.toml            # a TOML spec; writes fig5-tenth.sqlite
-  coschedule simulate campaigns/fig5.toml --dry-run        # the size of the grid, nothing run
+  coschedule simulate fig5 --dry-run                       # a bundled spec by name; the grid's size
+  coschedule simulate table1-kth --traces-dir ~/swf        # its trace from ~/swf if there, else bundled
   coschedule simulate --synthetic 30 --heuristic r-list-0,r-list-q --priority LPT,LA \\
       --qbar 0:0.9:0.1 --scenarios 100 --db sweep.sqlite
-  coschedule simulate --trace ../shared/data/traces/KTH-SP2-1996-2.1-cln.swf.gz --days 30 \\
+  coschedule simulate --trace KTH-SP2-1996-2.1-cln.swf.gz --days 30 \\
       --heuristic r-list-0,r-shelffill-b --qbar 0,0.05,0.1 --db kth.sqlite
   coschedule simulate campaigns/fig5.toml --dask tcp://10.0.0.5:8786
 Running the same command again resumes: the cells already in the database are skipped.
-Flags override the TOML file's keys (source flags replace its sources). See docs/campaigns.md.
+Flags override the TOML file's keys (source flags replace its sources).
+A SPEC that is not a file but a bare name is a bundled spec (coschedule examples lists them).
+A trace path is looked up: as given if absolute; relative to the spec's folder (the current
+folder for --trace); for a bare file name, then in --traces-dir DIR (or $COSCHEDULE_TRACES),
+then in the bundled traces. See `coschedule docs campaigns`.
 """
 
 REPORT_EPILOG = """\
@@ -68,7 +74,8 @@ def register(sub: Any) -> None:
         "P values, on N failure scenarios per cell; results go to an SQLite file as cells complete.",
         epilog=SIMULATE_EPILOG,
     )
-    p.add_argument("spec", nargs="?", help="campaign TOML file (optional when the flags define the grid)")
+    p.add_argument("spec", nargs="?", help="campaign TOML file, or the name of a bundled spec (fig5-tenth); "
+                   "optional when the flags define the grid")
     p.add_argument("--db", help="results database (default: NAME.sqlite, NAME the spec's name)")
     p.add_argument("--name", help="campaign name")
     g = p.add_argument_group("sources (replace the spec's)")
@@ -81,6 +88,9 @@ def register(sub: Any) -> None:
     g.add_argument("--min-jobs", type=int, default=1, help="traces: skip days with fewer jobs (default 1)")
     g.add_argument("--max-area-ratio", type=float, metavar="R",
                    help="traces: skip days where a job's area exceeds R times the day's mean")
+    g.add_argument("--traces-dir", metavar="DIR",
+                   help=f"traces: look up bare trace file names here, before the bundled traces "
+                   f"(default ${TRACES_ENV})")
     g = p.add_argument_group("grid (override the spec's)")
     g.add_argument("--heuristic", dest="heuristics",
                    help="comma-separated, e.g. r-list-0,r-list-1,r-list-q,r-shelffill-b,r-shelffill-nb")
@@ -129,7 +139,11 @@ def _positive(value: int | None, what: str) -> None:
 
 def spec_from_args(args: argparse.Namespace) -> CampaignSpec:
     """The spec of ``simulate``: the TOML file if given, then the flags over it."""
-    spec = load_spec(args.spec) if args.spec else None
+    traces_dir = getattr(args, "traces_dir", None)
+    if traces_dir is not None and not Path(traces_dir).expanduser().is_dir():
+        raise CampaignError(f"--traces-dir {traces_dir}: no such folder")
+    path = spec_path(args.spec) if args.spec else None
+    spec = load_spec(path, traces_dir=traces_dir) if path else None
     for what in ("synthetic", "jobs", "days", "min_jobs", "scenarios", "workers"):
         _positive(getattr(args, what, None), f"--{what.replace('_', '-')}")
     sources: list[Any] = []
@@ -137,8 +151,9 @@ def spec_from_args(args: argparse.Namespace) -> CampaignSpec:
         sources.append(SyntheticSource(sets=args.synthetic, n=args.jobs))
     if args.instances:
         sources.append(FilesSource(tuple(args.instances)))
-    for path in args.trace or ():
-        sources.append(TraceSource(path, days=args.days, min_jobs=args.min_jobs, max_area_ratio=args.max_area_ratio))
+    for trace in args.trace or ():
+        sources.append(TraceSource(trace, days=args.days, min_jobs=args.min_jobs, max_area_ratio=args.max_area_ratio,
+                                   traces_dir=traces_dir, where="--trace"))
     changes: dict[str, Any] = {}
     if sources:
         changes["sources"] = tuple(sources)
@@ -161,8 +176,13 @@ def spec_from_args(args: argparse.Namespace) -> CampaignSpec:
         if "heuristics" not in changes:
             raise CampaignError("give --heuristic (e.g. r-list-0,r-list-q)")
         spec = CampaignSpec(**{"heuristics": (), **changes})
-    elif changes:
-        spec = replace_spec(spec, **changes)
+    else:
+        if changes:
+            spec = replace_spec(spec, **changes)
+        if not spec.sources:
+            raise CampaignError(f"{path}: no instance source ([[source]] tables, or --synthetic, --instances, --trace)")
+        if not spec.heuristics:
+            raise CampaignError(f"{path}: no heuristics (a heuristics key, or --heuristic)")
     return spec.normalized()
 
 

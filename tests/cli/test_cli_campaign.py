@@ -4,6 +4,7 @@ with exit status 2 before any work, no progress bar when stderr is not a termina
 from __future__ import annotations
 
 import csv
+import gzip
 import io
 import json
 from pathlib import Path
@@ -68,8 +69,11 @@ def test_simulate_then_report(capsys, tmp_path):
         (("--synthetic", "2", "--heuristics", "r-list-0", "--qbar", "zero"), "--qbar: expected a comma-separated"),
         (("--synthetic", "0", "--heuristics", "r-list-0"), "--synthetic must be >= 1"),
         (("--heuristics", "r-list-0"), "no campaign"),
-        (("--trace", "no-such.swf", "--heuristics", "r-list-0"), "no such file"),
+        (("--trace", "no-such.swf", "--heuristics", "r-list-0"),
+         "--trace: path = 'no-such.swf': no such trace; looked for no-such.swf, "),
         (("no-such.toml",), "no-such.toml: no such file"),
+        (("no-such",), "no-such: no such file, nor a bundled campaign spec (bundled: fig4a, fig4b, fig5-tenth"),
+        (("fig5", "--traces-dir", "no-such-dir"), "--traces-dir no-such-dir: no such folder"),
     ],
 )
 def test_bad_input_is_one_line_exit_2(capsys, tmp_path, argv, message):
@@ -109,3 +113,120 @@ def test_bundled_campaigns_are_valid(toml):
         assert spec.priorities == ("LPT",)
         assert spec.qbar == ((0.05, 0.1) if toml.stem.endswith("kept") else (0.0, 0.05, 0.1))
         assert spec.sources[0].kind == "swf" and spec.sources[0].days == 30
+
+
+# ------------------------------------------------------- reproducible from a clone: specs, traces
+
+
+KTH = "KTH-SP2-1996-2.1-cln.swf.gz"
+
+
+@pytest.mark.parametrize("cwd", ["root", "elsewhere"])
+def test_table1_spec_dry_run_from_a_clone(capsys, tmp_path, monkeypatch, cwd):
+    """The shipped trace is found whatever the working directory (bare name, bundled copy)."""
+    monkeypatch.delenv("COSCHEDULE_TRACES", raising=False)
+    monkeypatch.chdir(ROOT if cwd == "root" else tmp_path)
+    spec = "campaigns/table1-kth.toml" if cwd == "root" else str(CAMPAIGNS / "table1-kth.toml")
+    code, out, err = run(capsys, "simulate", spec, "--dry-run", "--db", tmp_path / "kth.sqlite")
+    assert code == 0, err
+    assert out.splitlines()[:2] == [
+        "campaign table1-kth: KTH-SP2 (swf, 30 sets)",
+        "grid: 30 instances x 5 heuristics x 1 priorities x 3 qbar x 1 P = 450 cells x 1000 scenarios "
+        "= 450000 simulations",
+    ]
+    assert not (tmp_path / "kth.sqlite").exists()
+
+
+def test_bundled_spec_by_name(capsys, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    code, out, _ = run(capsys, "simulate", "fig5-tenth", "--dry-run")
+    assert code == 0 and out.startswith("campaign fig5-tenth: synthetic (synthetic, 30 sets)\n")
+    assert "database fig5-tenth.sqlite: new" in out and not any(tmp_path.iterdir())
+    (tmp_path / "fig5-tenth").write_text('heuristics = ["r-list-0"]\n[[source]]\nkind = "synthetic"\nsets = 2\n')
+    code, out, _ = run(capsys, "simulate", "fig5-tenth", "--dry-run")  # the file wins
+    assert code == 0 and "synthetic (synthetic, 2 sets)" in out
+
+
+def _one_day_trace(path: Path, procs: int) -> None:
+    """Three jobs submitted on day 0, on a machine of ``procs`` processors (gzipped for .gz)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    text = f"; MaxProcs: {procs}\n" + "".join(
+        f"{i} {10 * i} -1 100 {i} -1 -1 {i} -1 -1 1 -1 -1 -1 -1 -1 -1 -1\n" for i in range(1, 4))
+    path.write_bytes(gzip.compress(text.encode()) if path.suffix == ".gz" else text.encode())
+
+
+def test_relative_trace_paths_follow_the_spec_not_the_cwd(capsys, tmp_path, monkeypatch):
+    spec = tmp_path / "specs" / "c.toml"
+    _one_day_trace(tmp_path / "specs" / "data" / "t.swf", 7)
+    spec.write_text('heuristics = ["r-list-0"]\nscenarios = 5\n[[source]]\nkind = "swf"\npath = "data/t.swf"\n')
+    _one_day_trace(tmp_path / "cwd" / "data" / "t.swf", 9)  # a decoy beside the working directory
+    monkeypatch.chdir(tmp_path / "cwd")
+    code, out, err = run(capsys, "simulate", spec, "--dry-run", "--json")
+    assert code == 0, err
+    assert json.loads(out)["instances"] == 1
+    assert load_spec(spec).sources[0].file() == tmp_path / "specs" / "data" / "t.swf"
+    assert load_spec(spec).instances().__next__().instance.P == 7
+
+
+def test_traces_dir_option_and_environment(capsys, tmp_path, monkeypatch):
+    spec = tmp_path / "specs" / "c.toml"
+    spec.parent.mkdir()
+    spec.write_text(f'heuristics = ["r-list-0"]\nscenarios = 5\n[[source]]\nkind = "swf"\npath = "{KTH}"\n'
+                    "days = 1\n")
+    _one_day_trace(tmp_path / "env" / KTH, 11)
+    _one_day_trace(tmp_path / "opt" / KTH, 12)
+
+    def instances(*extra: str) -> int:
+        code, out, err = run(capsys, "simulate", spec, "--dry-run", "--json", "--db", tmp_path / "x.sqlite", *extra)
+        assert code == 0, err
+        return json.loads(out)["instances"]
+
+    monkeypatch.delenv("COSCHEDULE_TRACES", raising=False)
+    assert load_spec(spec).sources[0].file() == ROOT / "instances" / "traces" / KTH  # the bundled copy
+    monkeypatch.setenv("COSCHEDULE_TRACES", str(tmp_path / "env"))
+    assert load_spec(spec).sources[0].file() == tmp_path / "env" / KTH
+    assert load_spec(spec, traces_dir=str(tmp_path / "opt")).sources[0].file() == tmp_path / "opt" / KTH
+    assert load_spec(spec).sources[0].instances(0).__next__().instance.P == 11
+    assert instances() == 1 and instances("--traces-dir", str(tmp_path / "opt")) == 1
+    # --trace NAME on the command line: the current folder, then the same folders
+    monkeypatch.chdir(tmp_path)
+    code, out, err = run(capsys, "simulate", "--trace", KTH, "--days", "1", "--heuristics", "r-list-0",
+                         "--scenarios", "5", "--traces-dir", "opt", "--dry-run", "--json")
+    assert code == 0, err
+    assert json.loads(out)["instances"] == 1
+
+
+def test_trace_not_found_names_the_spec_the_key_and_every_place(capsys, tmp_path, monkeypatch):
+    spec = tmp_path / "specs" / "c.toml"
+    spec.parent.mkdir()
+    spec.write_text('heuristics = ["r-list-0"]\n[[source]]\nkind = "swf"\npath = "gone.swf.gz"\n')
+    monkeypatch.setenv("COSCHEDULE_TRACES", str(tmp_path / "env"))
+    (tmp_path / "opt").mkdir()
+    code, _, err = run(capsys, "simulate", spec, "--dry-run", "--traces-dir", tmp_path / "opt")
+    assert code == 2 and err.count("\n") == 1
+    assert err == (f"coschedule simulate: error: {spec}: source[0]: path = 'gone.swf.gz': no such trace; "
+                   f"looked for {tmp_path / 'specs' / 'gone.swf.gz'}, {tmp_path / 'opt' / 'gone.swf.gz'} "
+                   f"(--traces-dir), {ROOT / 'instances' / 'traces' / 'gone.swf.gz'} (bundled)\n")
+    code, _, err = run(capsys, "simulate", spec, "--dry-run")
+    assert code == 2 and f"{tmp_path / 'env' / 'gone.swf.gz'} ($COSCHEDULE_TRACES)" in err
+
+
+@pytest.mark.parametrize("text", ["", "\n# only a comment\n\n"], ids=["empty", "key-less"])
+def test_empty_spec_names_the_file(capsys, tmp_path, text):
+    spec = tmp_path / "x.toml"
+    spec.write_text(text)
+    code, out, err = run(capsys, "simulate", spec, "--dry-run")
+    assert (code, out) == (2, "")
+    assert err == f"coschedule simulate: error: {spec}: empty campaign spec (no sources, no heuristics)\n"
+
+
+def test_spec_without_sources_or_heuristics_names_the_file(capsys, tmp_path):
+    spec = tmp_path / "x.toml"
+    spec.write_text("scenarios = 10\n")
+    code, _, err = run(capsys, "simulate", spec, "--heuristics", "r-list-0")
+    assert code == 2 and err == (f"coschedule simulate: error: {spec}: no instance source ([[source]] tables, "
+                                 "or --synthetic, --instances, --trace)\n")
+    code, _, err = run(capsys, "simulate", spec, "--synthetic", "2")
+    assert code == 2 and err.startswith(f"coschedule simulate: error: {spec}: no heuristics")
+    code, out, _ = run(capsys, "simulate", spec, "--synthetic", "2", "--heuristics", "r-list-0", "--dry-run")
+    assert code == 0 and "2 instances x 1 heuristics" in out  # a spec of defaults completed by flags
