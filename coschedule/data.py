@@ -249,18 +249,21 @@ def spec_path(arg: str | Path) -> Path:
 
 
 def instance_path(arg: str) -> str:
-    """The instance (or scenario) file a command-line argument names.
+    """The instance (or scenario, or SWF trace) file a command-line argument names.
 
     An existing file is used as it is; otherwise a name of a bundled instance
-    (``figure-1-1``, ``kinp/figure-1-1``, with or without ``.json``) is that bundled file.
-    Anything else is returned unchanged, so that reading it reports the missing file.
+    (``figure-1-1``, ``kinp/figure-1-1``, with or without ``.json``) or of a bundled trace
+    (``KTH-SP2-1996-2.1-cln.swf.gz``) is that bundled file. Anything else is returned unchanged,
+    so that reading it reports the missing file.
     """
     if Path(arg).exists():
         return arg
-    try:
-        return str(bundled(arg, "instance").path)
-    except CoscheduleError:
-        return arg
+    for kind in ("instance", "trace"):
+        try:
+            return str(bundled(arg, kind).path)
+        except CoscheduleError:
+            pass
+    return arg
 
 
 # ----------------------------------------------------------------------------------- traces

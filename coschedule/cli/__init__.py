@@ -16,13 +16,13 @@ from collections.abc import Sequence
 
 from .. import __version__
 from ..errors import CoscheduleError
-from . import bench, campaign, convert, counterexample, generate, schedule
+from . import bench, campaign, convert, counterexample, examples, generate, schedule
 from .common import EXIT_USAGE, Formatter, OneLineErrorParser
 
 __all__ = ["build_parser", "main", "FAMILIES"]
 
 #: the command families, in the order of ``coschedule --help``
-FAMILIES = (schedule, generate, convert, counterexample, campaign, bench)
+FAMILIES = (schedule, generate, convert, counterexample, campaign, bench, examples)
 
 
 def build_parser() -> OneLineErrorParser:
@@ -42,7 +42,9 @@ def build_parser() -> OneLineErrorParser:
         "  coschedule generate synthetic --n 20 --P 32 --seed 7 -o inst.json\n"
         "  coschedule simulate campaigns/fig5-tenth.toml && coschedule report fig5-tenth.sqlite\n"
         "  coschedule bench kinp --quick\n"
-        "every command has --help with examples; see docs/cli.md for all of them",
+        "  coschedule examples             # the bundled instances, specs and traces, usable by name\n"
+        "every command has --help with examples; `coschedule docs cli` for all of them "
+        "(`coschedule docs` lists the guide's pages)",
     )
     parser.add_argument("--version", action="version", version=f"coschedule {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND",

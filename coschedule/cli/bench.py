@@ -82,8 +82,9 @@ def _bench_rlist(args: argparse.Namespace, progress: Any) -> int:
 
 def _bench_campaign(args: argparse.Namespace) -> int:
     from ..bench import bench_campaign
+    from ..data import spec_path
 
-    spec = args.spec or str(Path(__file__).resolve().parents[2] / "campaigns" / "fig5-tenth.toml")
+    spec = str(spec_path(args.spec or "fig5-tenth"))  # a file, or a bundled spec's name
     if not Path(spec).exists():
         raise FormatError(f"{spec}: no such file (give --spec SPEC.toml)")
     row = bench_campaign(spec, workers=args.workers)

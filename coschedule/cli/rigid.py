@@ -25,12 +25,13 @@ OPTIMUM_MAX_ATTEMPTS = 30
 def scenario_from_args(instance: RigidInstance, args: argparse.Namespace) -> tuple[FailureScenario, str]:
     """The failure scenario asked for: ``--scenario FILE``, ``--qbar Q --seed S`` (one sample of
     the silent-error model of §5.1), or none (failure-free). Returns it and a description."""
+    from ..data import instance_path
     from ..io import load_scenario
 
     if getattr(args, "scenario", None) and getattr(args, "qbar", None) is not None:
         raise CoscheduleError("give either --scenario or --qbar, not both")
     if getattr(args, "scenario", None):
-        return load_scenario(args.scenario, instance), f"scenario {args.scenario}"
+        return load_scenario(instance_path(args.scenario), instance), f"scenario {args.scenario}"
     if getattr(args, "qbar", None) is not None:
         model = SilentErrors.from_qbar(instance, args.qbar)
         (scenario,) = model.scenarios(instance, 1, seed=args.seed)
@@ -140,7 +141,8 @@ def solve_rigid(instance: RigidInstance, args: argparse.Namespace) -> int:
 def add_rigid_options(p: argparse.ArgumentParser) -> argparse._ArgumentGroup:
     """Options of run/solve that only apply to rigid instances (an error on moldable ones)."""
     g = p.add_argument_group("rigid jobs (coschedule/rigid-instance files and SWF traces)")
-    g.add_argument("--scenario", metavar="FILE", help="failure scenario file (failed attempts per job)")
+    g.add_argument("--scenario", metavar="FILE",
+                   help="failure scenario file (failed attempts per job), or a bundled scenario's name")
     g.add_argument("--qbar", type=float, default=None,
                    help="sample one scenario of the silent-error model with mean failure probability qbar (§5.1)")
     g.add_argument("--seed", type=int, default=None, help="seed for --qbar and the RANDOM priority (default 0)")
@@ -155,13 +157,14 @@ def verify_rigid(instance: RigidInstance, args: argparse.Namespace) -> int:
     ``run -o`` and ``solve -o`` write into the schedule's header; else the schedule's own failed
     attempts (said so in the output, since the check then cannot catch a missing attempt).
     """
+    from ..data import instance_path
     from ..io import load_scenario, load_schedule
     from ..schedule import Outcome
     from .common import EXIT_INVALID
 
     schedule, header = load_schedule(args.solution)
     if args.scenario:
-        scenario, source = load_scenario(args.scenario, instance), f"scenario {args.scenario}"
+        scenario, source = load_scenario(instance_path(args.scenario), instance), f"scenario {args.scenario}"
     elif isinstance(header.get("failures"), list):
         scenario, source = FailureScenario(tuple(header["failures"])), "the failures in its header"
     else:

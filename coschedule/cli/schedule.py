@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from ..data import instance_path
 from ..errors import CoscheduleError, FormatError, InvalidSchedule, unknown_name
 from ..io import coschedule_to_dict, load_coschedule, save_json
 from ..model import CoSchedule, MoldableInstance
@@ -42,7 +43,7 @@ def _load(args: argparse.Namespace) -> MoldableInstance | RigidInstance:
     An option of the other problem kind (``--k`` on rigid jobs, ``--qbar`` on moldable tasks) is
     an error, not silently ignored.
     """
-    instance = load_instance_arg(args.instance, day=args.day)
+    instance = load_instance_arg(instance_path(args.instance), day=args.day)
     rigid = isinstance(instance, RigidInstance)
     other = MOLDABLE_ONLY if rigid else RIGID_ONLY
     given = [flag for attr, flag in other.items() if getattr(args, attr, None) not in (None, False)]
@@ -211,7 +212,7 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 
 def cmd_verify(args: argparse.Namespace) -> int:
-    instance = load_instance_arg(args.instance, day=args.day)
+    instance = load_instance_arg(instance_path(args.instance), day=args.day)
     if isinstance(instance, RigidInstance):
         if args.k is not None:
             raise CoscheduleError(f"--k cannot apply to {args.instance}: it is a rigid-job instance")
@@ -283,7 +284,8 @@ def _add_common_options(p: argparse.ArgumentParser, what: str) -> None:
 
 
 INSTANCE_HELP = ("instance: a JSON file (coschedule/moldable-instance: k-in-p co-scheduling; "
-                 "coschedule/rigid-instance: rigid jobs under silent errors), or an SWF trace (rigid jobs)")
+                 "coschedule/rigid-instance: rigid jobs under silent errors), or an SWF trace (rigid jobs); "
+                 "or the name of a bundled instance or trace (coschedule examples)")
 KINDS = ("The instance file decides the problem: moldable tasks in packs (k-in-p co-scheduling, "
          "Aupy et al.) or rigid jobs under silent errors (Benoit et al.; JSON, or jobs of an SWF trace). "
          "Options of the other kind are refused.")
@@ -299,6 +301,7 @@ def register(sub: Any) -> None:
         "CP-SAT, the optimal shelf schedule, or the best priority order for R-List. " + KINDS,
         epilog="examples:\n"
         "  coschedule solve instances/kinp/figure-1-1.json --k 3\n"
+        "  coschedule solve figure-1-1 --k 3                 # the same, bundled (coschedule examples)\n"
         "  coschedule generate synthetic --n 12 --P 32 --seed 7 -o inst.json\n"
         "  coschedule solve inst.json --k 2                  # 2-in-p by matching (Thm 1.1)\n"
         "  coschedule solve inst.json --k 3 --method ilp --solver cbc --time-limit 10\n"
@@ -354,7 +357,7 @@ def register(sub: Any) -> None:
         "  coschedule run r-list-0 instances/rigid/small-n8-P8.json --qbar 0.3 --seed 1 -o sched.json\n"
         "  coschedule verify instances/rigid/small-n8-P8.json sched.json\n",
     )
-    p.add_argument("instance", help="instance file (JSON, or an SWF trace with --day)")
+    p.add_argument("instance", help="instance file (JSON, or an SWF trace with --day), or a bundled one's name")
     p.add_argument("solution", help="the co-schedule (solve/run -o) or rigid schedule to check")
     p.add_argument("--day", type=nonnegative_int, default=None,
                    help="with an SWF trace: the jobs submitted on day N (0-based), as for run and solve")
