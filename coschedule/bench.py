@@ -5,13 +5,13 @@ default exact method, each capped by a time limit, for k = 3 and k = n and growi
 2-in-p matching for large n (p = 64). Every row says whether optimality was proved.
 
 ``rlist``: time per failure scenario of the resilient rigid heuristics on the synthetic setting
-of ``resilient-rigid-jobs.md`` §5.1, compiled (:func:`coschedule.heuristics.fast.makespans`) against the
+of [Benoit2021] §5.1, compiled (:func:`coschedule.heuristics.fast.makespans`) against the
 plain reference implementation, with a check that both give the same makespans.
 
 ``campaign``: the wall time of a whole campaign (by default ``campaigns/fig5-tenth.toml``, a tenth
 of the paper's Fig. 5) run into a fresh database, against the authors' C++ simulator, which
 would need about 13 hours on one core for the 10.5 million simulations of the full Fig. 5
-(``resilient-rigid-jobs.md`` §5; the issue's baseline), scaled to the campaign's size.
+([Benoit2021] §5; the issue's baseline), scaled to the campaign's size.
 """
 
 from __future__ import annotations

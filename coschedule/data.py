@@ -324,7 +324,7 @@ def _spec_summary(path: Path) -> str:
     kinds = sorted({str(s.get("kind")) for s in data.get("source", [])})
     first = next((line.lstrip("# ").strip() for line in path.read_text(encoding="utf-8").splitlines()
                   if line.startswith("#")), "")
-    text = f"[{', '.join(kinds)}] {first}"
+    text = f"[{', '.join(kinds)}] {first.rstrip(' ,:;')}"
     return text if len(text) <= 90 else text[:89] + "…"
 
 

@@ -1,4 +1,4 @@
-"""The lower-bound families of ``resilient-rigid-jobs.md`` §4.4, with their claims and witnesses.
+"""The lower-bound families of [Benoit2021] §4.4, with their claims and witnesses.
 
 Each family is an instance and a failure scenario on which a shelf-based heuristic is far
 from the optimum:

@@ -1,11 +1,11 @@
 """Seeded instance generators.
 
 * :func:`synthetic_profile` / :func:`synthetic_instance`: the synthetic application model of
-  ``coscheduling-redistribution.md`` eq. (1.13), with ``f = 0.08`` and problem sizes ``m``
+  [Aupy2017] eq. (1.13), with ``f = 0.08`` and problem sizes ``m``
   drawn uniformly in ``[m_inf, m_sup]`` (§1.5.4).
 * :func:`random_profile` / :func:`random_instance`: arbitrary profiles that satisfy (1.1) and
   (1.2), including plateaus and perfectly linear stretches, for property tests.
-* :func:`synthetic_rigid`: the synthetic rigid jobs of ``resilient-rigid-jobs.md`` §5.1;
+* :func:`synthetic_rigid`: the synthetic rigid jobs of [Benoit2021] §5.1;
   :func:`random_rigid`: small random rigid instances for tests.
 
 Every generator takes ``seed`` (an int or a ``numpy.random.Generator``); the same seed gives
@@ -152,7 +152,7 @@ def synthetic_rigid(
     procs: tuple[int, int] = SYNTHETIC_RIGID_PROCS,
     times: tuple[float, float] = SYNTHETIC_RIGID_TIMES,
 ) -> RigidInstance:
-    """The synthetic rigid jobs of ``resilient-rigid-jobs.md`` §5.1.
+    """The synthetic rigid jobs of [Benoit2021] §5.1.
 
     ``n`` jobs on ``P`` processors; ``p_j`` uniform integer in ``[procs[0], procs[1]]``
     (both ends included) and ``t_j`` uniform real in ``[times[0], times[1])``. The paper's

@@ -1,6 +1,6 @@
 """The problem model: moldable tasks, platforms, packs and co-schedules.
 
-Paper: ``coscheduling-redistribution.md`` §1.3.1–1.3.2. A task ``T_i`` has an execution-time
+Paper: [Aupy2017] §1.3.1–1.3.2. A task ``T_i`` has an execution-time
 profile ``t(i, j)`` for ``j`` processors that is non-increasing in time (1.1) and non-decreasing
 in work ``j * t(i, j)`` (1.2). A *pack* runs its tasks side by side from the same start, each on
 its own processors; its cost is its longest task, and a co-schedule runs its packs one after

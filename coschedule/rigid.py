@@ -1,4 +1,4 @@
-"""Rigid parallel jobs under silent errors (``resilient-rigid-jobs.md`` §3).
+"""Rigid parallel jobs under silent errors ([Benoit2021] §3).
 
 A rigid job runs on exactly ``procs`` processors for ``time`` (error-free); its area is
 ``procs * time``. A silent error is detected at the end of an attempt and the job is re-executed

@@ -132,7 +132,7 @@ def validate_rigid(
 ) -> float:
     """Check a schedule of rigid jobs under a failure scenario; return its makespan (1).
 
-    Checks (``resilient-rigid-jobs.md`` §3.3): job ``j`` has exactly ``f_j + 1`` executions,
+    Checks ([Benoit2021] §3.3): job ``j`` has exactly ``f_j + 1`` executions,
     numbered ``0..f_j``, each of length ``t_j`` on ``p_j`` processors, the first ``f_j`` failed and
     the last successful; attempts of a job in order and never overlapping (3); at every instant
     at most ``P`` processors in use (2), with half-open intervals. Start times must be >= 0.

@@ -1,6 +1,6 @@
 """Exact formulations, one module per problem, behind one registry.
 
-:func:`solve_kinp` solves k-in-p co-scheduling (``coscheduling-redistribution.md`` §1.3.6) with
+:func:`solve_kinp` solves k-in-p co-scheduling ([Aupy2017] §1.3.6) with
 a named *method* (the formulation) and *solver* (the backend):
 
 ========== ============================================================ ==================

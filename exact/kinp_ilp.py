@@ -1,4 +1,4 @@
-"""The integer linear program (1.12) of ``coscheduling-redistribution.md`` (Thm 1.5), as printed.
+"""The integer linear program (1.12) of [Aupy2017] (Thm 1.5), as printed.
 
 Variables ``x[i, j, b]`` (task ``i`` runs in pack ``b`` on ``j`` processors) and ``y[b]`` (the
 cost of pack ``b``), ``1 <= i, b <= n``, ``1 <= j <= p``::

@@ -1,6 +1,6 @@
 """Exact 2-in-p co-scheduling as a minimum-weight perfect matching with loops (Thm 1.1).
 
-Paper: ``coscheduling-redistribution.md`` §1.4.1, Theorem 1.1. Build a graph with one vertex
+Paper: [Aupy2017] §1.4.1, Theorem 1.1. Build a graph with one vertex
 per task, a *loop* on ``v_i`` of weight ``t(i, p)`` (the task alone on the whole platform) and
 an edge ``{v_i, v_i'}`` of weight ``c(i, i')``, the optimal cost of the 2-task pack
 ``{T_i, T_i'}``. A minimum-weight perfect matching in which loops may cover their vertex is an

@@ -1,4 +1,4 @@
-"""The 1-pack dynamic program of ``coscheduling-redistribution.md`` §1.4.2.
+"""The 1-pack dynamic program of [Aupy2017] §1.4.2.
 
 ``c(i, q) = min_{1 <= q' <= q} max(c(i-1, q-q'), t(i, q'))`` with ``c(1, q) = t(1, q)`` and
 ``c(i, 0) = inf``; the optimal cost of the pack is ``c(k, p)``. ``O(k p^2)``. It is the

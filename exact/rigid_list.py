@@ -4,7 +4,7 @@
 the jobs, used as the queue ranks, so a failed job re-enters at its own rank) and runs the
 R-List policy of :mod:`coschedule.heuristics.rlist` on each, keeping the shortest makespan. It stops early
 when a makespan reaches ``L(f)``, which no order can beat. This is the exact optimum *within the
-list policy* (``resilient-rigid-jobs.md`` §4.1), not ``T_OPT(f)``: it answers "how much does the
+list policy* ([Benoit2021] §4.1), not ``T_OPT(f)``: it answers "how much does the
 priority rule cost?".
 
 It is the one exact module that imports :mod:`heuristics`: the policy being optimised lives

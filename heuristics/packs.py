@@ -1,4 +1,4 @@
-"""Co-scheduling moldable tasks in packs: Algorithms 1–3 of ``coscheduling-redistribution.md``.
+"""Co-scheduling moldable tasks in packs: Algorithms 1–3 of [Aupy2017].
 
 All three honour minimum processor counts (end of §1.4.4): the preliminary step gives task
 ``i`` its ``min_procs`` processors instead of one.

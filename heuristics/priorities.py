@@ -1,4 +1,4 @@
-"""Job priority rules shared by every list and shelf heuristic (``resilient-rigid-jobs.md`` §4.2.1, §5.1).
+"""Job priority rules shared by every list and shelf heuristic ([Benoit2021] §4.2.1, §5.1).
 
 A rule maps an instance (and a random generator, for RANDOM) to one *key* per job; the queue is
 ordered by increasing key, ties broken by job index. A failed job is re-inserted with its own

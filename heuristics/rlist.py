@@ -1,4 +1,4 @@
-"""R-List: resilient list scheduling of rigid jobs (``resilient-rigid-jobs.md`` §4.1, Alg. 1).
+"""R-List: resilient list scheduling of rigid jobs ([Benoit2021] §4.1, Alg. 1).
 
 Also home of the small pieces every resilient rigid heuristic shares (the ranked queue, the
 record of attempts, the time tolerance); :mod:`coschedule.heuristics.rshelf` imports them.

@@ -1,4 +1,4 @@
-"""R-Shelf and R-ShelfFill: resilient shelf scheduling of rigid jobs (``resilient-rigid-jobs.md``
+"""R-Shelf and R-ShelfFill: resilient shelf scheduling of rigid jobs ([Benoit2021]
 §4.3-4.4, Algs. 2 and 3), and the registry of every resilient rigid heuristic.
 
 Semantics

@@ -15,7 +15,7 @@ Everything random in a cell comes from seeds derived from the campaign's ``seed`
 * a synthetic job set: ``(seed, crc32(source name), set index)``;
 * the failure scenarios: ``(seed, crc32(instance key), qbar in units of 1e-9)`` -- the same
   scenarios for every heuristic, priority and platform size ``P`` (common random numbers, as
-  §5.1 of ``resilient-rigid-jobs.md`` evaluates every heuristic on the same 1000 scenarios);
+  §5.1 of [Benoit2021] evaluates every heuristic on the same 1000 scenarios);
 * the RANDOM priority order: ``(seed, crc32(instance key), RANDOM_STREAM)``.
 
 So adding a value of ``qbar`` to a grid, or running it on another machine, with another number of

@@ -138,7 +138,8 @@ def register(sub: Any) -> None:
     p = sub.add_parser(
         "counterexample", formatter_class=Formatter,
         help="build the paper's lower-bound instances for shelf heuristics and measure the ratio",
-        description="Build a lower-bound family of resilient-rigid-jobs §4.4 for a given P, run the "
+        description="Build a lower-bound family of Benoit et al., Resilient Scheduling Heuristics for Rigid "
+        "Parallel Jobs (IJNC 2021), §4.4, for a given P, run the "
         "heuristic, solve T_OPT(f) (or certify an interval: L(f) below, the proof's validated witness "
         "schedule above) and print the ratio. prop3: P unit jobs, t_j = 1/j, f_j = j - 1 (any shelf "
         "algorithm gets H_P, the optimum is 1). prop4: R-ShelfFill with LPT gets P, the optimum is < 2.",

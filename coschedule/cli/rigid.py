@@ -1,4 +1,4 @@
-"""``solve`` and ``run`` on rigid jobs under silent errors (``resilient-rigid-jobs.md``).
+"""``solve`` and ``run`` on rigid jobs under silent errors ([Benoit2021]).
 
 Called from :mod:`coschedule.cli.schedule` when the instance file is a
 ``coschedule/rigid-instance``. Thin: parse, call the library, validate, print.

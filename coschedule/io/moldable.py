@@ -1,4 +1,4 @@
-"""The formats of the moldable tasks of k-in-p co-scheduling (``coscheduling-redistribution.md``):
+"""The formats of the moldable tasks of k-in-p co-scheduling ([Aupy2017]):
 instances (``coschedule/moldable-instance``) and solutions, i.e. packs of tasks with their
 processor allocations (``coschedule/coschedule``)."""
 

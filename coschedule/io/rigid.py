@@ -1,4 +1,4 @@
-"""The formats of rigid jobs under silent errors (``resilient-rigid-jobs.md`` §3): rigid
+"""The formats of rigid jobs under silent errors ([Benoit2021] §3): rigid
 instances (``coschedule/rigid-instance``), failure scenarios (``coschedule/failure-scenario``)
 and rigid schedules, the executions of every attempt (``coschedule/rigid-schedule``).
 

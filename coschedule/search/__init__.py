@@ -1,6 +1,6 @@
 """Counterexample search: instances on which a heuristic is far from the exact optimum.
 
-Issue 3 §5 (search mode) and ``resilient-rigid-jobs.md`` §4. For a heuristic that has an exact
+Issue 3 §5 (search mode) and [Benoit2021] §4. For a heuristic that has an exact
 counterpart, a seeded local search looks for the instance (and, for rigid jobs, the failure
 scenario ``f``) that maximises
 

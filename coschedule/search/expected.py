@@ -1,4 +1,4 @@
-"""Expected-makespan ratios (the open question at the end of ``resilient-rigid-jobs.md``
+"""Expected-makespan ratios (the open question at the end of [Benoit2021]
 §4.4): :func:`expected_ratio`, a Monte Carlo proxy of ``E(T_ALG) / E(T_OPT)`` on one
 instance, and :func:`expected_ratio_search` over tiny instances and error rates."""
 

@@ -1,4 +1,4 @@
-"""Pack-Approx against the exact k-in-p optimum (``coscheduling-redistribution.md``):
+"""Pack-Approx against the exact k-in-p optimum ([Aupy2017]):
 :func:`search_worst_kinp` over moldable instances whose profiles keep (1.1)-(1.2)."""
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """Resilient rigid heuristics against ``T_OPT(f)``: :func:`rigid_ratio` on one instance and
-scenario, :func:`search_worst` over instances and scenarios (``resilient-rigid-jobs.md`` §4).
+scenario, :func:`search_worst` over instances and scenarios ([Benoit2021] §4).
 
 The candidates are tuples of processors, times and failures per job (:class:`_Rigid`); the
 optimum is :func:`coschedule.exact.rigid.solve_rigid_opt` (CP-SAT), seeded with the

@@ -1,4 +1,4 @@
-"""Exact solvers for rigid jobs under a known failure scenario (``resilient-rigid-jobs.md`` §3).
+"""Exact solvers for rigid jobs under a known failure scenario ([Benoit2021] §3).
 
 * :func:`solve_rigid_opt` -- ``T_OPT(f)``, the clairvoyant optimum of §3.3: every attempt of
   every job is known in advance and placed by a CP-SAT model (cumulative resource; with

@@ -1,5 +1,5 @@
 """The expected makespan (7) of any algorithm under the exponential error model
-(``resilient-rigid-jobs.md`` §3.4): :func:`expected_makespan_mc` by sampling scenarios,
+([Benoit2021] §3.4): :func:`expected_makespan_mc` by sampling scenarios,
 :func:`expected_makespan_exact` by enumerating them, with a sound bound on what it neglects.
 """
 

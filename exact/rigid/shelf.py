@@ -1,4 +1,4 @@
-"""The best *shelf* schedule under a failure scenario ``f`` (``resilient-rigid-jobs.md`` §2.1,
+"""The best *shelf* schedule under a failure scenario ``f`` ([Benoit2021] §2.1,
 §4.3; the yardstick of Prop. 3): a CP-SAT model (:func:`build_shelf_cp`) solved by
 :func:`solve_shelf_opt`, in the integer units of :mod:`.integer`.
 """

@@ -1,4 +1,4 @@
-"""``T_OPT(f)``, the clairvoyant optimum of ``resilient-rigid-jobs.md`` §3.3: every attempt of
+"""``T_OPT(f)``, the clairvoyant optimum of [Benoit2021] §3.3: every attempt of
 every job is known in advance and placed by a CP-SAT model (:func:`build_rigid_cp`: a
 cumulative resource; with ``contiguous=True`` also a processor block per attempt, rectangle
 strip packing), solved by :func:`solve_rigid_opt`. Integer units and what they prove:

@@ -1,6 +1,6 @@
 """Makespans of the resilient rigid heuristics over many failure scenarios, fast.
 
-Large campaigns (``resilient-rigid-jobs.md`` §5.1: 1000 scenarios per job set, 30 sets, seven
+Large campaigns ([Benoit2021] §5.1: 1000 scenarios per job set, 30 sets, seven
 heuristics, seven priorities) only need the makespan of each scenario. :func:`makespans`
 computes it with compiled kernels (numba, an optional dependency: ``pip install
 'coschedule[fast]'``) that replay the reference implementations :func:`coschedule.heuristics.r_list`,

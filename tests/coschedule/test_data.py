@@ -32,7 +32,7 @@ def test_list_bundled_has_every_kind():
     assert "optimum-schedule" not in " ".join(names["instance"])  # schedules and summaries are not instances
     assert names["spec"] == {p.stem for p in (ROOT / "campaigns").glob("*.toml")}
     assert len(names["trace"]) == 5 and KTH in names["trace"]
-    assert {"cli", "campaigns", "formats"} <= names["doc"]
+    assert {"cli", "campaigns", "formats", "references"} <= names["doc"]
     assert all(b.path.is_file() and b.summary() for b in items)
     with pytest.raises(UnknownName, match="valid: doc, instance, spec, trace"):
         data.list_bundled("pictures")

@@ -1,4 +1,4 @@
-"""The lower-bound families of Propositions 3 and 4 (``resilient-rigid-jobs.md`` §4.4)."""
+"""The lower-bound families of Propositions 3 and 4 ([Benoit2021] §4.4)."""
 
 from __future__ import annotations
 

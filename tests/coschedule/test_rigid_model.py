@@ -1,4 +1,4 @@
-"""The rigid-job model (``resilient-rigid-jobs.md`` §3): validation, the silent-error model
+"""The rigid-job model ([Benoit2021] §3): validation, the silent-error model
 (§3.4, §5.1), the lower bound L(f) of (5)-(6), and the rigid generators."""
 
 from __future__ import annotations

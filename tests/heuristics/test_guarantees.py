@@ -1,4 +1,4 @@
-"""The paper's guarantees as properties (``resilient-rigid-jobs.md`` §4.2).
+"""The paper's guarantees as properties ([Benoit2021] §4.2).
 
 The proofs of Props. 1 and 2 only use ``T_1 <= t_max(f)`` and ``A(f) <= P T_OPT``, i.e. the two
 lower bounds (5) and (6). They therefore give the stronger, cheaply checkable statements

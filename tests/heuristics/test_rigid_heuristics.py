@@ -1,4 +1,4 @@
-"""R-List, R-Shelf and R-ShelfFill (``resilient-rigid-jobs.md`` §4, Algs. 1-3).
+"""R-List, R-Shelf and R-ShelfFill ([Benoit2021] §4, Algs. 1-3).
 
 Hand-worked timelines for each algorithm and each NOTES choice, Props. 3 and 4, the structure
 that Prop. 2's proof relies on, independent failure-free references (greedy list scheduling,
