@@ -131,10 +131,14 @@ def load_instance_arg(path: str, *, day: int | None = None) -> MoldableInstance 
     """The instance a command was given: a JSON instance file of any kind, or an SWF trace.
 
     An SWF trace (``.swf`` or ``.swf.gz``) becomes a rigid instance: the jobs submitted on day
-    ``day`` (0-based, the day index of campaigns' day-sets), or all usable jobs of the log.
+    ``day`` (0-based, the day index of campaigns' day-sets), or all usable jobs of the log. A
+    name that is not an existing file may name a bundled instance or trace
+    (:func:`coschedule.data.instance_path`).
     """
+    from ..data import instance_path
     from ..io import load_any_instance
 
+    path = instance_path(path)
     if str(path).lower().endswith(SWF_SUFFIXES):
         from ..swf import read_swf, trace_instance
 

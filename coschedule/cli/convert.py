@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from ..data import instance_path
 from ..errors import CoscheduleError
 from ..io import save_rigid_instance
 from .common import SWF_SUFFIXES, Formatter, emit_json, load_instance_arg, nonnegative_int
@@ -18,9 +19,10 @@ __all__ = ["register", "cmd_convert"]
 
 
 def cmd_convert(args: argparse.Namespace) -> int:
-    if not str(args.source).lower().endswith(SWF_SUFFIXES):
+    source = instance_path(args.source)
+    if not source.lower().endswith(SWF_SUFFIXES):
         raise CoscheduleError(f"{args.source}: expected an SWF trace (.swf or .swf.gz)")
-    instance = load_instance_arg(args.source, day=args.day)
+    instance = load_instance_arg(source, day=args.day)
     save_rigid_instance(instance, args.output)
     jobs = "jobs of day " + str(args.day) if args.day is not None else "usable jobs of the trace"
     if args.json:
@@ -43,11 +45,12 @@ def register(sub: Any) -> None:
         "its time zone), the day-sets that campaigns use.",
         epilog="examples:\n"
         "  coschedule convert instances/traces/KTH-SP2-1996-2.1-cln.swf.gz --day 7 -o kth-day7.json\n"
+        "  coschedule convert KTH-SP2-1996-2.1-cln --day 7 -o kth-day7.json   # a bundled trace by name\n"
         "  coschedule run r-list-0 kth-day7.json --qbar 0.1\n"
         "  coschedule run r-list-0 instances/traces/KTH-SP2-1996-2.1-cln.swf.gz --day 7 --qbar 0.1  "
         "# the same, read directly\n",
     )
-    p.add_argument("source", help="an SWF trace (.swf or .swf.gz)")
+    p.add_argument("source", help="an SWF trace (.swf or .swf.gz), or a bundled trace's name")
     p.add_argument("-o", "--output", required=True, help="the rigid-instance JSON file to write")
     p.add_argument("--day", type=nonnegative_int, default=None,
                    help="only the jobs submitted on day N (0-based); default: every usable job")

@@ -10,7 +10,6 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from ..data import instance_path
 from ..errors import CoscheduleError, FormatError, InvalidSchedule, unknown_name
 from ..io import coschedule_to_dict, load_coschedule, save_json
 from ..model import CoSchedule, MoldableInstance
@@ -43,7 +42,7 @@ def _load(args: argparse.Namespace) -> MoldableInstance | RigidInstance:
     An option of the other problem kind (``--k`` on rigid jobs, ``--qbar`` on moldable tasks) is
     an error, not silently ignored.
     """
-    instance = load_instance_arg(instance_path(args.instance), day=args.day)
+    instance = load_instance_arg(args.instance, day=args.day)
     rigid = isinstance(instance, RigidInstance)
     other = MOLDABLE_ONLY if rigid else RIGID_ONLY
     given = [flag for attr, flag in other.items() if getattr(args, attr, None) not in (None, False)]
@@ -212,7 +211,7 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 
 def cmd_verify(args: argparse.Namespace) -> int:
-    instance = load_instance_arg(instance_path(args.instance), day=args.day)
+    instance = load_instance_arg(args.instance, day=args.day)
     if isinstance(instance, RigidInstance):
         if args.k is not None:
             raise CoscheduleError(f"--k cannot apply to {args.instance}: it is a rigid-job instance")
