@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from coschedule.errors import FormatError, InvalidInstance
-from coschedule.swf import DaySet, SwfTrace, day_sets, read_swf
+from coschedule.swf import DaySet, SwfTrace, day_sets, read_swf, trace_instance
 
 #: the Parallel Workloads Archive logs shipped with the repository (instances/traces/README.md)
 TRACES = Path(__file__).resolve().parents[2] / "instances" / "traces"
@@ -382,3 +382,22 @@ def test_kth_days_follow_stockholm_midnight() -> None:
         warnings.simplefilter("error")
         for d in day_sets(trace):
             assert {expected[j.name or ""] for j in d.instance.jobs} == {d.date}
+
+
+def test_trace_instance_is_every_day_set_or_one_of_them():
+    """The whole log as one instance holds exactly the jobs of all its day-sets; one day is
+    that day's set."""
+    trace = read_swf(TRACES / "KTH-SP2-1996-2.1-cln.swf.gz")
+    whole = trace_instance(trace)
+    sets = list(day_sets(trace))
+    assert whole.P == trace.machine_size() == 100
+    assert whole.n == sum(d.instance.n for d in sets)
+    assert sorted(j.name for j in whole.jobs) == sorted(j.name for d in sets for j in d.instance.jobs)
+    usable = (trace.run > 0) & (trace.procs > 0)
+    assert [j.procs for j in whole.jobs] == trace.procs[usable].tolist()  # file order
+    day = sets[3]
+    assert trace_instance(trace, day=day.day) == day.instance
+    with pytest.raises(InvalidInstance, match="day 0 has no usable job"):
+        trace_instance(trace, day=0)  # the KTH log's first jobs are on day 7
+    with pytest.raises(InvalidInstance, match=r"swf.gz:160: job 150: procs 79 > P 64"):  # the first too wide
+        trace_instance(trace, P=64)
