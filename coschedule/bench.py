@@ -259,7 +259,7 @@ def bench_rlist(
 
     The instance is ``synthetic_rigid(n, P, seed=seed)`` (§5.1: procs U{50..2000}, times
     U[100, 20000]) and the scenarios ``SilentErrors.from_qbar(instance, qbar).sample(instance,
-    scenarios, seed=seed + 1)``. The fast path is :func:`coschedule.heuristics.fast.makespans` (numba, or
+    size=scenarios, seed=seed + 1)``. The fast path is :func:`coschedule.heuristics.fast.makespans` (numba, or
     the reference when numba is missing: see ``backend``), warmed up on one scenario first, then
     timed on all ``scenarios``, best of ``repeat``; the reference (one call of the registry's
     heuristic per scenario) runs once on the first ``reference_scenarios``.
@@ -271,7 +271,7 @@ def bench_rlist(
     if scenarios < 1 or repeat < 1 or reference_scenarios < 0:
         raise ValueError("need scenarios >= 1, repeat >= 1 and reference_scenarios >= 0")
     inst = synthetic_rigid(n, P, seed=seed)
-    f = SilentErrors.from_qbar(inst, qbar).sample(inst, scenarios, seed=seed + 1)
+    f = SilentErrors.from_qbar(inst, qbar).sample(inst, size=scenarios, seed=seed + 1)
     k = min(reference_scenarios, scenarios)
     for name in heuristics:
         if progress:

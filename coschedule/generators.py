@@ -8,8 +8,8 @@
 * :func:`synthetic_rigid`: the synthetic rigid jobs of [Benoit2021] §5.1;
   :func:`random_rigid`: small random rigid instances for tests.
 
-Every generator takes ``seed`` (an int or a ``numpy.random.Generator``); the same seed gives
-the same instance on every machine.
+Every generator takes a keyword-only ``seed`` (an int or a ``numpy.random.Generator``;
+``random_rigid(8, 8, seed=3)``); the same seed gives the same instance on every machine.
 """
 
 from __future__ import annotations
@@ -42,7 +42,7 @@ SYNTHETIC_F = 0.08
 M_INF, M_SUP = 1_500_000, 2_500_000
 
 
-def synthetic_profile(m: float, p: int, f: float = SYNTHETIC_F) -> tuple[float, ...]:
+def synthetic_profile(m: float, p: int, *, f: float = SYNTHETIC_F) -> tuple[float, ...]:
     """Execution times ``t(m, q)``, ``q = 1..p``, of eq. (1.13).
 
     ``t(m, 1) = 2 m log2(m)`` and
@@ -63,8 +63,8 @@ def synthetic_profile(m: float, p: int, f: float = SYNTHETIC_F) -> tuple[float, 
 def synthetic_instance(
     n: int,
     p: int,
-    seed: Seed = None,
     *,
+    seed: Seed = None,
     m_inf: int = M_INF,
     m_sup: int = M_SUP,
     f: float = SYNTHETIC_F,
@@ -77,7 +77,7 @@ def synthetic_instance(
     rng = as_generator(seed)
     sizes = rng.integers(m_inf, m_sup, endpoint=True, size=n)
     tasks = tuple(
-        MoldableTask(synthetic_profile(int(m), p, f), memory=float(m), name=f"T{i}")
+        MoldableTask(synthetic_profile(int(m), p, f=f), memory=float(m), name=f"T{i}")
         for i, m in enumerate(sizes)
     )
     return MoldableInstance(tasks, p, name=f"synthetic-n{n}-p{p}")
@@ -85,8 +85,8 @@ def synthetic_instance(
 
 def random_profile(
     p: int,
-    seed: Seed = None,
     *,
+    seed: Seed = None,
     t1: tuple[float, float] = (1.0, 100.0),
     min_procs: int = 1,
     integral: bool = False,
@@ -121,8 +121,8 @@ def random_profile(
 def random_instance(
     n: int,
     p: int,
-    seed: Seed = None,
     *,
+    seed: Seed = None,
     with_min_procs: bool = False,
     integral: bool = False,
 ) -> MoldableInstance:
@@ -131,7 +131,7 @@ def random_instance(
     tasks = []
     for i in range(n):
         mp = int(rng.integers(1, max(1, p // 2), endpoint=True)) if with_min_procs else 1
-        prof = random_profile(p, rng, min_procs=mp, integral=integral)
+        prof = random_profile(p, seed=rng, min_procs=mp, integral=integral)
         tasks.append(MoldableTask(prof, min_procs=mp, name=f"T{i}"))
     return MoldableInstance(tuple(tasks), p, name=f"random-n{n}-p{p}")
 
@@ -147,8 +147,8 @@ SYNTHETIC_RIGID_TIMES = (100.0, 20000.0)
 def synthetic_rigid(
     n: int = 100,
     P: int = 10000,
-    seed: Seed = None,
     *,
+    seed: Seed = None,
     procs: tuple[int, int] = SYNTHETIC_RIGID_PROCS,
     times: tuple[float, float] = SYNTHETIC_RIGID_TIMES,
 ) -> RigidInstance:
@@ -187,7 +187,7 @@ def synthetic_rigid(
     return RigidInstance(jobs, P, name=f"synthetic-rigid-n{n}-P{P}")
 
 
-def random_rigid(n: int, P: int, seed: Seed = None, *, integral: bool = False) -> RigidInstance:
+def random_rigid(n: int, P: int, *, seed: Seed = None, integral: bool = False) -> RigidInstance:
     """``n`` random rigid jobs on ``P`` processors, for tests.
 
     ``p_j`` uniform in ``1..P``; ``t_j`` uniform real in ``[1, 10)``, or, with

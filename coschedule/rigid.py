@@ -215,18 +215,23 @@ class SilentErrors:
         logp = np.where(f == 0, np.log1p(-q), logp)
         return float(np.exp(logp.sum()))
 
-    def sample(self, instance: RigidInstance, size: int, seed: Seed = None) -> np.ndarray:
-        """``size`` scenarios as an int array of shape ``(size, n)`` (geometric failures)."""
+    def sample(self, instance: RigidInstance, *, size: int, seed: Seed = None) -> np.ndarray:
+        """``size`` scenarios as an int array of shape ``(size, n)`` (geometric failures).
+
+        ``size`` and ``seed`` are keyword-only: ``model.sample(instance, size=100, seed=1)``.
+        """
         rng = as_generator(seed)
         q = self.q(instance)
         # numpy's geometric counts trials up to the first success (>= 1)
         return rng.geometric(1.0 - q, size=(size, instance.n)).astype(np.int64) - 1
 
-    def scenarios(self, instance: RigidInstance, size: int, seed: Seed = None) -> list[FailureScenario]:
-        return [FailureScenario(tuple(int(x) for x in row)) for row in self.sample(instance, size, seed)]
+    def scenarios(self, instance: RigidInstance, *, size: int, seed: Seed = None) -> list[FailureScenario]:
+        """:meth:`sample` as a list of :class:`FailureScenario` (the same draws for the same seed)."""
+        rows = self.sample(instance, size=size, seed=seed)
+        return [FailureScenario(tuple(int(x) for x in row)) for row in rows]
 
 
-def rigid_instance(jobs: Sequence[tuple[int, float]], P: int, name: str | None = None) -> RigidInstance:
+def rigid_instance(jobs: Sequence[tuple[int, float]], P: int, *, name: str | None = None) -> RigidInstance:
     """Convenience: an instance from ``(procs, time)`` pairs."""
     return RigidInstance(tuple(RigidJob(int(p), float(t)) for p, t in jobs), P, name)
 

@@ -136,6 +136,7 @@ def _named(fn: Callable[..., Schedule], name: str, **options: object) -> RigidHe
     def heuristic(
         instance: RigidInstance,
         scenario: FailureScenario,
+        *,
         priority: str | PriorityRule = "LPT",
         seed: Seed = None,
     ) -> Schedule:
@@ -148,7 +149,7 @@ def _named(fn: Callable[..., Schedule], name: str, **options: object) -> RigidHe
 
 
 #: the seven heuristics of §5.1, then R-List-1 and R-List-Q with kept reservations (NOTE 1), each
-#: ``fn(instance, scenario, priority="LPT", seed=None)``
+#: ``fn(instance, scenario, *, priority="LPT", seed=None)``
 RIGID_HEURISTICS: dict[str, RigidHeuristic] = {
     "r-list-0": _named(r_list, "r-list-0", m=0),
     "r-list-1": _named(r_list, "r-list-1", m=1),

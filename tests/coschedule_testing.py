@@ -52,7 +52,7 @@ def random_instances(
     pp = draw(st.integers(*p))
     mp = draw(st.booleans()) if with_min_procs is None else with_min_procs
     ig = draw(st.booleans()) if integral is None else integral
-    return random_instance(nn, pp, draw(seeds), with_min_procs=mp, integral=ig)
+    return random_instance(nn, pp, seed=draw(seeds), with_min_procs=mp, integral=ig)
 
 
 @st.composite
@@ -60,7 +60,7 @@ def synthetic_instances(
     draw: st.DrawFn, *, n: tuple[int, int] = (1, 8), p: tuple[int, int] = (1, 8)
 ) -> MoldableInstance:
     """Instances of the eq. (1.13) model, :func:`coschedule.generators.synthetic_instance`."""
-    return synthetic_instance(draw(st.integers(*n)), draw(st.integers(*p)), draw(seeds))
+    return synthetic_instance(draw(st.integers(*n)), draw(st.integers(*p)), seed=draw(seeds))
 
 
 def instances(*, n: tuple[int, int] = (1, 8), p: tuple[int, int] = (1, 8)) -> st.SearchStrategy:

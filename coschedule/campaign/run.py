@@ -41,7 +41,7 @@ def simulate_cell(cell: Cell, backend: str = "auto") -> dict[str, Any]:
     inst = cell.instance()
     model = SilentErrors.from_qbar(inst, cell.qbar)
     rng = np.random.Generator(np.random.PCG64(np.random.SeedSequence(list(cell.scenario_seed))))
-    failures = model.sample(inst, cell.scenarios, seed=rng)
+    failures = model.sample(inst, size=cell.scenarios, seed=rng)
     prio_rng = np.random.Generator(np.random.PCG64(np.random.SeedSequence(list(cell.priority_seed))))
     T = makespans(inst, failures, cell.heuristic, cell.priority, seed=prio_rng, backend=backend)
     L = lower_bounds(inst, failures)

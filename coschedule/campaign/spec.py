@@ -124,7 +124,7 @@ class SyntheticSource:
 
         for k in range(self.sets):
             rng = np.random.Generator(np.random.PCG64(np.random.SeedSequence([seed, _crc(self.name), k])))
-            jobs = synthetic_rigid(self.n, self.P, rng, procs=self.procs, times=self.times).jobs
+            jobs = synthetic_rigid(self.n, self.P, seed=rng, procs=self.procs, times=self.times).jobs
             key = f"{self.name}#{k}"
             yield InstanceRef(key, self.name, RigidInstance(jobs, self.P, name=key))
 

@@ -20,7 +20,7 @@ def cmd_generate(args: argparse.Namespace) -> int:
         from ..generators import synthetic_rigid
         from ..io import rigid_instance_to_dict
 
-        data = rigid_instance_to_dict(synthetic_rigid(args.n, args.P, args.seed))
+        data = rigid_instance_to_dict(synthetic_rigid(args.n, args.P, seed=args.seed))
         data["name"] = f"rigid-n{args.n}-P{args.P}-seed{args.seed}"
         what = f"rigid instance (§5.1), n = {args.n}, P = {args.P}"
     else:
@@ -29,9 +29,9 @@ def cmd_generate(args: argparse.Namespace) -> int:
                 raise CoscheduleError(f"need 1 < --m-inf <= --m-sup, got {args.m_inf}, {args.m_sup}")
             if not 0 <= args.f <= 1:
                 raise CoscheduleError(f"--f must be in [0, 1], got {args.f}")
-            inst = synthetic_instance(args.n, args.P, args.seed, m_inf=args.m_inf, m_sup=args.m_sup, f=args.f)
+            inst = synthetic_instance(args.n, args.P, seed=args.seed, m_inf=args.m_inf, m_sup=args.m_sup, f=args.f)
         else:
-            inst = random_instance(args.n, args.P, args.seed, with_min_procs=args.min_procs, integral=args.integral)
+            inst = random_instance(args.n, args.P, seed=args.seed, with_min_procs=args.min_procs, integral=args.integral)
         data = instance_to_dict(inst)
         data["name"] = f"{inst.name}-seed{args.seed}"
         what = f"{args.model} instance, n = {args.n}, p = {args.P}"

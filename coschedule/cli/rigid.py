@@ -34,7 +34,7 @@ def scenario_from_args(instance: RigidInstance, args: argparse.Namespace) -> tup
         return load_scenario(instance_path(args.scenario), instance), f"scenario {args.scenario}"
     if getattr(args, "qbar", None) is not None:
         model = SilentErrors.from_qbar(instance, args.qbar)
-        (scenario,) = model.scenarios(instance, 1, seed=args.seed)
+        (scenario,) = model.scenarios(instance, size=1, seed=args.seed)
         return scenario, f"sampled with qbar = {args.qbar:g}, seed {args.seed}"
     return FailureScenario.none(instance.n), "no failures"
 

@@ -125,7 +125,7 @@ def expected_ratio(
     alg, opt, low = [], [], []
     unproved = 0
     seen: set[tuple[int, ...]] = set()
-    for f in model.scenarios(instance, samples, seed):
+    for f in model.scenarios(instance, size=samples, seed=seed):
         schedule = fn(instance, f, priority=priority, seed=0)
         value, proved = cache.get(instance, f, schedule)
         if f.failures not in seen:

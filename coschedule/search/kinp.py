@@ -56,7 +56,7 @@ class _KinpProblem:
     def _profile(self, rng: np.random.Generator) -> tuple[float, ...]:
         from coschedule.generators import random_profile
 
-        return random_profile(self.p, rng, t1=(1.0, float(self.max_time)), integral=self.integral)
+        return random_profile(self.p, seed=rng, t1=(1.0, float(self.max_time)), integral=self.integral)
 
     def random(self, rng: np.random.Generator) -> _Kinp:
         count = int(rng.integers(min(2, self.n), self.n, endpoint=True))

@@ -36,7 +36,7 @@ def expected_makespan_mc(
         raise ValueError(f"samples must be >= 2 for a confidence interval, got {samples}")
     if not 0 < confidence < 1:
         raise ValueError(f"confidence must be in (0, 1), got {confidence}")
-    values = [float(algorithm(instance, f)) for f in model.scenarios(instance, samples, seed)]
+    values = [float(algorithm(instance, f)) for f in model.scenarios(instance, size=samples, seed=seed)]
     mean = math.fsum(values) / samples
     z = statistics.NormalDist().inv_cdf(0.5 + confidence / 2)
     return mean, z * statistics.stdev(values, mean) / math.sqrt(samples)

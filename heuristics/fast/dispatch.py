@@ -90,7 +90,7 @@ def _reference_makespans(
     fn = RIGID_HEURISTICS[heuristic.lower()]
     rule = _fixed_rule(rank)
     return np.array(
-        [fn(instance, FailureScenario(tuple(int(x) for x in row)), rule).makespan for row in scenarios],
+        [fn(instance, FailureScenario(tuple(int(x) for x in row)), priority=rule).makespan for row in scenarios],
         dtype=float,
     )
 
@@ -165,7 +165,7 @@ def makespans(
     -------
     numpy.ndarray
         ``S`` makespans (float64), whatever the backend identical (bit for bit) to
-        ``RIGID_HEURISTICS[heuristic](instance, FailureScenario(row), priority, seed).makespan``
+        ``RIGID_HEURISTICS[heuristic](instance, FailureScenario(row), priority=priority, seed=seed).makespan``
         for each row.
 
     Notes
@@ -182,7 +182,7 @@ def makespans(
     >>> from coschedule.generators import synthetic_rigid
     >>> from coschedule.rigid import SilentErrors
     >>> inst = synthetic_rigid(seed=1)
-    >>> f = SilentErrors.from_qbar(inst, 0.3).sample(inst, 5, seed=2)
+    >>> f = SilentErrors.from_qbar(inst, 0.3).sample(inst, size=5, seed=2)
     >>> bool(np.array_equal(makespans(inst, f, "r-list-q"),
     ...                     makespans(inst, f, "r-list-q", backend="reference")))
     True

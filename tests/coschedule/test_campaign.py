@@ -163,7 +163,7 @@ def test_every_stored_number_matches_the_reference_heuristics_and_validator(refe
         row = rows[cell.id]
         inst = cell.instance()
         rng = np.random.Generator(np.random.PCG64(np.random.SeedSequence(list(cell.scenario_seed))))
-        failures = SilentErrors.from_qbar(inst, cell.qbar).sample(inst, cell.scenarios, seed=rng)
+        failures = SilentErrors.from_qbar(inst, cell.qbar).sample(inst, size=cell.scenarios, seed=rng)
         fn = RIGID_HEURISTICS[cell.heuristic]
         ratios = []
         for s in range(0, cell.scenarios, 7):  # a sample of the scenarios: the reference is slow
@@ -348,7 +348,7 @@ def test_too_many_expected_failures_is_refused(tmp_path):
 def test_expected_failures_matches_the_sampled_mean():
     inst = random_rigid(10, 8, seed=4)
     model = SilentErrors.from_qbar(inst, 0.6)
-    f = model.sample(inst, 20000, seed=1)
+    f = model.sample(inst, size=20000, seed=1)
     assert f.sum(axis=1).mean() == pytest.approx(expected_failures(inst, 0.6), rel=0.05)
 
 

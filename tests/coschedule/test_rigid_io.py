@@ -105,7 +105,7 @@ def test_rigid_instance_round_trip_by_hand(tmp_path):
 @NO_FIXTURE_CHECK
 @given(seeds, st.integers(1, 12), st.integers(1, 20), st.booleans())
 def test_rigid_instance_round_trip(tmp_path, seed, n, P, integral):
-    inst = random_rigid(n, P, seed, integral=integral)
+    inst = random_rigid(n, P, seed=seed, integral=integral)
     path = tmp_path / "inst.json"
     save_rigid_instance(inst, path)
     back = load_rigid_instance(path)
@@ -122,8 +122,8 @@ def test_synthetic_rigid_round_trip_in_memory():
 @NO_FIXTURE_CHECK
 @given(seeds, st.integers(1, 10), st.floats(0.0, 0.9))
 def test_scenario_round_trip(tmp_path, seed, n, qbar):
-    inst = random_rigid(n, 8, seed)
-    scenario = SilentErrors.from_qbar(inst, qbar).scenarios(inst, 1, seed)[0]
+    inst = random_rigid(n, 8, seed=seed)
+    scenario = SilentErrors.from_qbar(inst, qbar).scenarios(inst, size=1, seed=seed)[0]
     path = tmp_path / "f.json"
     save_scenario(scenario, path, instance=inst, qbar=qbar, seed=seed)
     raw = json.loads(path.read_text())
@@ -141,7 +141,7 @@ def test_scenario_minimal_dict():
 
 
 def test_scenario_to_dict_checks_the_instance_size():
-    inst = random_rigid(3, 4, 0)
+    inst = random_rigid(3, 4, seed=0)
     with pytest.raises(InvalidInstance, match=r"scenario has 2 entries but the instance has 3 jobs"):
         scenario_to_dict(FailureScenario((0, 1)), instance=inst)
 
@@ -190,8 +190,8 @@ def test_schedule_outcome_defaults_to_success_and_makespan_is_optional():
 
 
 def test_load_any_instance(tmp_path):
-    rigid = random_rigid(4, 6, 1)
-    moldable = random_instance(3, 4, 1)
+    rigid = random_rigid(4, 6, seed=1)
+    moldable = random_instance(3, 4, seed=1)
     save_rigid_instance(rigid, tmp_path / "r.json")
     save_instance(moldable, tmp_path / "m.json")
     r = load_any_instance(tmp_path / "r.json")
@@ -420,6 +420,6 @@ def test_docs_examples_are_valid():
     assert sched == prop3_witness_schedule(3)
     assert validate_rigid(inst, scenarios[0], sched, contiguous=True) == header["makespan"]
     # the sampled example is reproducible from the documented call
-    rigid = random_rigid(4, 8, 1, integral=True)
-    assert scenarios[1] == SilentErrors.from_qbar(rigid, 0.3).scenarios(rigid, 1, seed=7)[0]
+    rigid = random_rigid(4, 8, seed=1, integral=True)
+    assert scenarios[1] == SilentErrors.from_qbar(rigid, 0.3).scenarios(rigid, size=1, seed=7)[0]
     assert by_format[SCENARIO_FORMAT][1]["instance"] == rigid.name

@@ -74,7 +74,7 @@ def test_rigid_instance_validation():
 
 
 def test_rigid_instance_arrays_are_read_only():
-    inst = rigid_instance([(2, 3.0), (1, 5.0)], 4, "demo")
+    inst = rigid_instance([(2, 3.0), (1, 5.0)], 4, name="demo")
     assert inst.n == 2 and inst.name == "demo"
     assert inst.procs.tolist() == [2, 1] and inst.times.tolist() == [3.0, 5.0]
     assert inst.areas.tolist() == [6.0, 5.0]
@@ -143,16 +143,16 @@ def test_qbar_gives_mean_area_job_probability_qbar():
 
 
 def test_qbar_zero_means_no_failure():
-    inst = random_rigid(5, 8, 0)
+    inst = random_rigid(5, 8, seed=0)
     model = SilentErrors.from_qbar(inst, 0.0)
     assert model.lam == 0.0 and (model.q(inst) == 0).all()
-    assert (model.sample(inst, 50, seed=1) == 0).all()
+    assert (model.sample(inst, size=50, seed=1) == 0).all()
 
 
 @pytest.mark.parametrize("qbar", [-0.1, 1.0, 1.5])
 def test_qbar_out_of_range(qbar):
     with pytest.raises(InvalidInstance, match=r"qbar must be in \[0, 1\)"):
-        SilentErrors.from_qbar(random_rigid(2, 2, 0), qbar)
+        SilentErrors.from_qbar(random_rigid(2, 2, seed=0), qbar)
 
 
 @pytest.mark.parametrize("lam", [-1.0, math.inf, math.nan])
@@ -163,22 +163,22 @@ def test_bad_rate(lam):
 
 @given(seeds, st.floats(0.0, 0.95))
 def test_sampling_is_seeded(seed, qbar):
-    inst = random_rigid(6, 10, seed)
+    inst = random_rigid(6, 10, seed=seed)
     model = SilentErrors.from_qbar(inst, qbar)
-    a = model.sample(inst, 20, seed)
-    b = model.sample(inst, 20, seed)
+    a = model.sample(inst, size=20, seed=seed)
+    b = model.sample(inst, size=20, seed=seed)
     assert a.shape == (20, 6) and a.dtype == np.int64
     assert (a == b).all() and (a >= 0).all()
-    assert model.scenarios(inst, 20, seed) == [FailureScenario(tuple(int(x) for x in row)) for row in a]
+    assert model.scenarios(inst, size=20, seed=seed) == [FailureScenario(tuple(int(x) for x in row)) for row in a]
 
 
 def test_sampling_shares_a_generator():
-    inst = random_rigid(4, 10, 1)
+    inst = random_rigid(4, 10, seed=1)
     model = SilentErrors.from_qbar(inst, 0.5)
     rng = np.random.default_rng(7)
-    first, second = model.sample(inst, 10, rng), model.sample(inst, 10, rng)
+    first, second = model.sample(inst, size=10, seed=rng), model.sample(inst, size=10, seed=rng)
     assert not (first == second).all()  # one stream, consumed
-    assert (model.sample(inst, 10, 7) == first).all()
+    assert (model.sample(inst, size=10, seed=7) == first).all()
 
 
 def test_empirical_mean_of_failures():
@@ -187,7 +187,7 @@ def test_empirical_mean_of_failures():
     model = SilentErrors.from_qbar(inst, 0.4)
     q = model.q(inst)
     N = 200_000
-    sample = model.sample(inst, N, seed=12345)
+    sample = model.sample(inst, size=N, seed=12345)
     mean = sample.mean(axis=0)
     mu = q / (1 - q)
     se = np.sqrt(q / (1 - q) ** 2 / N)
@@ -227,8 +227,8 @@ def test_probability_without_errors():
 
 @given(seeds, st.integers(1, 30), st.integers(1, 40), st.booleans())
 def test_random_rigid(seed, n, P, integral):
-    inst = random_rigid(n, P, seed, integral=integral)
-    assert inst == random_rigid(n, P, seed, integral=integral)
+    inst = random_rigid(n, P, seed=seed, integral=integral)
+    assert inst == random_rigid(n, P, seed=seed, integral=integral)
     assert inst.n == n and inst.P == P
     assert (1 <= inst.procs).all() and (inst.procs <= P).all()
     assert (1 <= inst.times).all() and (inst.times <= 10).all()
@@ -237,7 +237,7 @@ def test_random_rigid(seed, n, P, integral):
 
 
 def test_random_rigid_covers_the_ranges():
-    inst = random_rigid(400, 5, 0, integral=True)
+    inst = random_rigid(400, 5, seed=0, integral=True)
     assert set(inst.procs.tolist()) == {1, 2, 3, 4, 5}
     assert set(inst.times.tolist()) == {float(t) for t in range(1, 11)}
 
@@ -254,7 +254,7 @@ def test_synthetic_rigid_defaults_are_section_5_1():
 
 
 def test_synthetic_rigid_options_and_errors():
-    inst = synthetic_rigid(10, 64, 3, procs=(1, 64), times=(1.0, 2.0))
+    inst = synthetic_rigid(10, 64, seed=3, procs=(1, 64), times=(1.0, 2.0))
     assert inst.procs.max() <= 64 and (inst.times < 2.0).all()
     with pytest.raises(ValueError, match=r"procs range \(50, 2000\) exceeds the platform size P = 1000"):
         synthetic_rigid(P=1000)
@@ -270,6 +270,6 @@ def test_synthetic_rigid_options_and_errors():
 def test_vectorised_lower_bounds_are_the_scalar_ones_exactly(seed, qbar):
     """``lower_bounds`` (the campaigns' normalizer) against ``lower_bound`` per scenario: equal floats."""
     inst = random_rigid(9, 16, seed=seed % 2**32)
-    failures = SilentErrors.from_qbar(inst, qbar).sample(inst, 20, seed=seed % 2**32)
+    failures = SilentErrors.from_qbar(inst, qbar).sample(inst, size=20, seed=seed % 2**32)
     expected = [lower_bound(inst, FailureScenario(tuple(int(x) for x in row))) for row in failures]
     assert lower_bounds(inst, failures).tolist() == expected

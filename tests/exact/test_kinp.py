@@ -138,8 +138,8 @@ def test_ilp_equals_exhaustive(method, solver, instance, k):
 
 def make_instance(kind: str, n: int, p: int, seed: int) -> MoldableInstance:
     if kind == "synthetic":
-        return synthetic_instance(n, p, seed)
-    return random_instance(n, p, seed, with_min_procs=kind == "min_procs")
+        return synthetic_instance(n, p, seed=seed)
+    return random_instance(n, p, seed=seed, with_min_procs=kind == "min_procs")
 
 
 KINDS = ["synthetic", "random", "min_procs"]

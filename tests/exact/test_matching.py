@@ -72,7 +72,7 @@ def synthetic_with_min_procs(n: int, p: int, seed: int) -> MoldableInstance:
 def test_random_matches_exhaustive(
     backend: str, seed: int, n: int, p: int, with_min_procs: bool, integral: bool
 ) -> None:
-    inst = random_instance(n, p, seed, with_min_procs=with_min_procs, integral=integral)
+    inst = random_instance(n, p, seed=seed, with_min_procs=with_min_procs, integral=integral)
     check_optimal(inst, backend)
 
 
@@ -85,7 +85,7 @@ def test_synthetic_matches_exhaustive(
     if with_min_procs:
         inst = synthetic_with_min_procs(n, p, seed)
     else:
-        inst = synthetic_instance(n, p, seed)
+        inst = synthetic_instance(n, p, seed=seed)
     check_optimal(inst, backend)
 
 
@@ -93,7 +93,7 @@ def test_synthetic_matches_exhaustive(
 @given(seed=seeds, n=st.integers(2, 8), p=st.integers(2, 10), unit=st.sampled_from([0.5, 2.0, 8.0]))
 def test_coarse_unit_stays_within_tolerance(seed: int, n: int, p: int, unit: float) -> None:
     """Even a coarse time unit keeps the objective within the reported n * unit."""
-    inst = random_instance(n, p, seed, with_min_procs=True)
+    inst = random_instance(n, p, seed=seed, with_min_procs=True)
     result = solve_matching(inst, backend="networkx", time_unit=unit)
     assert result.tolerance == n * unit
     check_optimal(inst, "networkx", time_unit=unit)
@@ -105,7 +105,7 @@ def test_coarse_unit_stays_within_tolerance(seed: int, n: int, p: int, unit: flo
 @settings(max_examples=30, deadline=None)
 @given(seed=seeds, n=st.integers(2, 6), p=st.integers(1, 12), with_min_procs=st.booleans())
 def test_pair_costs_match_one_pack_dp(seed: int, n: int, p: int, with_min_procs: bool) -> None:
-    inst = random_instance(n, p, seed, with_min_procs=with_min_procs)
+    inst = random_instance(n, p, seed=seed, with_min_procs=with_min_procs)
     cost, split = pair_costs(inst)
     assert np.array_equal(cost, cost.T)
     for i in range(n):
@@ -139,7 +139,7 @@ def test_default_time_unit_is_power_of_two() -> None:
 @settings(max_examples=15, deadline=None)
 @given(seed=seeds, n=st.integers(10, 60), p=st.integers(2, 24), with_min_procs=st.booleans())
 def test_backends_agree(seed: int, n: int, p: int, with_min_procs: bool) -> None:
-    inst = random_instance(n, p, seed, with_min_procs=with_min_procs)
+    inst = random_instance(n, p, seed=seed, with_min_procs=with_min_procs)
     a = solve_matching(inst, backend="networkx")
     b = solve_matching(inst, backend="rustworkx")
     validate_coschedule(inst, b.solution, k=2)

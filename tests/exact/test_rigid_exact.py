@@ -243,7 +243,7 @@ def test_zero_failures_is_the_failure_free_problem():
 @pytest.mark.parametrize("limit", [0.0, 0.05])
 def test_time_limit_never_claims_an_unproved_optimum(limit):
     inst = synthetic(40, 0)
-    f = SilentErrors.from_qbar(inst, 0.3).scenarios(inst, 1, 0)[0]
+    f = SilentErrors.from_qbar(inst, 0.3).scenarios(inst, size=1, seed=0)[0]
     res = solve_rigid_opt(inst, f, time_limit=limit, threads=2)
     check_result(res, inst, f)
     if res.status is Status.OPTIMAL:
@@ -258,7 +258,7 @@ def test_time_limit_never_claims_an_unproved_optimum(limit):
 @pytest.mark.parametrize("contiguous", [False, True])
 def test_hint_is_used_and_never_hurts(contiguous):
     inst = synthetic(12, 3, P=3000)
-    f = SilentErrors.from_qbar(inst, 0.5).scenarios(inst, 1, 3)[0]
+    f = SilentErrors.from_qbar(inst, 0.5).scenarios(inst, size=1, seed=3)[0]
     base = solve_rigid_opt(inst, f, contiguous=contiguous, time_limit=1.0, threads=THREADS)
     again = solve_rigid_opt(
         inst, f, contiguous=contiguous, time_limit=0.0, hint=base.solution, threads=THREADS

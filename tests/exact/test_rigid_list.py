@@ -21,7 +21,7 @@ from coschedule.heuristics.priorities import PRIORITIES
 
 @given(st.integers(1, 6), st.integers(1, 6), st.integers(0, 2**32 - 1), st.sampled_from([0, 1, "Q"]))
 def test_best_order_beats_every_rule_and_not_the_optimum(n, P, seed, m):
-    instance = random_rigid(n, P, seed, integral=True)
+    instance = random_rigid(n, P, seed=seed, integral=True)
     rng = np.random.default_rng(seed)
     scenario = FailureScenario(tuple(int(x) for x in rng.integers(0, 3, size=n)))
     res = solve_list_opt(instance, scenario, m=m)
@@ -36,7 +36,7 @@ def test_best_order_beats_every_rule_and_not_the_optimum(n, P, seed, m):
 
 
 def test_equals_brute_force_over_orders():
-    instance = random_rigid(5, 4, 11, integral=True)
+    instance = random_rigid(5, 4, seed=11, integral=True)
     scenario = FailureScenario((1, 0, 2, 0, 1))
     brute = min(
         r_list(instance, scenario, m=0, priority=lambda inst, rng, p=perm: np.array(p, dtype=float)).makespan
@@ -46,6 +46,6 @@ def test_equals_brute_force_over_orders():
 
 
 def test_refuses_large_n():
-    instance = random_rigid(10, 4, 0)
+    instance = random_rigid(10, 4, seed=0)
     with pytest.raises(InvalidInstance, match="orders"):
         solve_list_opt(instance, FailureScenario.none(10))

@@ -40,7 +40,8 @@ def reference(instance, scenarios, name, priority="LPT", seed=None) -> np.ndarra
     """The registry's heuristic on each scenario (a row of failure counts)."""
     fn = RIGID_HEURISTICS[name]
     return np.array(
-        [fn(instance, FailureScenario(tuple(int(x) for x in row)), priority, seed).makespan for row in scenarios]
+        [fn(instance, FailureScenario(tuple(int(x) for x in row)), priority=priority, seed=seed).makespan
+         for row in scenarios]
     )
 
 
@@ -51,7 +52,7 @@ def assert_same(instance, scenarios, name, priority="LPT", seed=None, backend="a
 
 
 def sampled(instance, qbar, size, seed) -> np.ndarray:
-    return SilentErrors.from_qbar(instance, qbar).sample(instance, size, seed)
+    return SilentErrors.from_qbar(instance, qbar).sample(instance, size=size, seed=seed)
 
 
 def tied_instance(n: int, P: int, seed: int) -> RigidInstance:
@@ -78,9 +79,9 @@ def cases(draw, *, n=(1, 14), P=(1, 16), max_failures=4, count=(1, 4)):
     seed = draw(seeds)
     kind = draw(st.sampled_from(["real", "integral", "decimal", "tied"]))
     if kind == "real":
-        inst = random_rigid(n_, P_, seed)
+        inst = random_rigid(n_, P_, seed=seed)
     elif kind == "integral":
-        inst = random_rigid(n_, P_, seed, integral=True)
+        inst = random_rigid(n_, P_, seed=seed, integral=True)
     elif kind == "decimal":
         inst = decimal_instance(n_, P_, seed)
     else:

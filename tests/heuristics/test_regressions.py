@@ -82,7 +82,7 @@ def test_every_heuristic_at_least_topt_and_shelf_optimum_orders(n, P, seed):
     from coschedule.rigid import FailureScenario
     from coschedule.exact.rigid import solve_rigid_opt, solve_shelf_opt
 
-    instance = random_rigid(n, P, seed, integral=True)
+    instance = random_rigid(n, P, seed=seed, integral=True)
     rng = np.random.default_rng(seed)
     scenario = FailureScenario(tuple(int(x) for x in rng.integers(0, 3, size=n)))
     opt = solve_rigid_opt(instance, scenario, threads=2)

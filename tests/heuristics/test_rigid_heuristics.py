@@ -154,7 +154,8 @@ def test_every_priority_gives_a_valid_schedule_above_the_lower_bound(name, case,
 def test_random_priority_is_reproducible(name, case, seed):
     instance, scenario = case
     fn = RIGID_HEURISTICS[name]
-    assert fn(instance, scenario, "RANDOM", seed) == fn(instance, scenario, "RANDOM", seed)
+    assert (fn(instance, scenario, priority="RANDOM", seed=seed)
+            == fn(instance, scenario, priority="RANDOM", seed=seed))
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -717,6 +718,6 @@ def test_synthetic_workload(seed):
         )
     )
     inst = RigidInstance(jobs, 10000)
-    for sc in SilentErrors.from_qbar(inst, 0.3).scenarios(inst, 3, seed=rng):
+    for sc in SilentErrors.from_qbar(inst, 0.3).scenarios(inst, size=3, seed=rng):
         for fn in RIGID_HEURISTICS.values():
             check(inst, sc, fn(inst, sc, priority="LPT"))

@@ -58,9 +58,9 @@ def decimal_instance(n: int, P: int, seed: int) -> RigidInstance:
 
 def make(kind: str, n: int, P: int, seed: int) -> RigidInstance:
     if kind == "integral":
-        return random_rigid(n, P, seed, integral=True)
+        return random_rigid(n, P, seed=seed, integral=True)
     if kind == "real":
-        return random_rigid(n, P, seed)
+        return random_rigid(n, P, seed=seed)
     if kind == "tied":
         return tied_instance(n, P, seed)
     return decimal_instance(n, P, seed)
@@ -103,7 +103,7 @@ def test_kept_is_valid_on_silent_error_scenarios(m):
     """The §5.1 setting (synthetic jobs, P = 10000 and a smaller platform), sampled scenarios."""
     for seed, P, qbar in ((1, 10000, 0.5), (2, 3000, 0.7)):
         inst = synthetic_rigid(40, P, seed=seed)
-        for f in SilentErrors.from_qbar(inst, qbar).sample(inst, 3, seed=seed):
+        for f in SilentErrors.from_qbar(inst, qbar).sample(inst, size=3, seed=seed):
             sc = FailureScenario(tuple(int(x) for x in f))
             for priority in ("LPT", "LA", "RANDOM"):
                 check(inst, sc, r_list(inst, sc, m=m, priority=priority, seed=seed, reservations="kept"))
@@ -206,7 +206,7 @@ def test_q_kept_fits_the_failed_job_around_kept_reservations():
     assert timeline(fresh) == {0: [(0, 1, "F"), (1, 2, "S")], 1: [(2, 3, "S")], 2: [(3, 5, "S")]}
     assert timeline(kept) == {0: [(0, 1, "F"), (2, 3, "S")], 1: [(1, 2, "S")], 2: [(2, 4, "S")]}
     assert (check(inst, sc, fresh), check(inst, sc, kept)) == (5.0, 4.0)
-    assert RIGID_HEURISTICS["r-list-q-kept"](inst, sc, by_index) == kept
+    assert RIGID_HEURISTICS["r-list-q-kept"](inst, sc, priority=by_index) == kept
 
 
 def test_1_kept_never_revokes_a_reservation():
@@ -241,7 +241,7 @@ def test_1_kept_never_revokes_a_reservation():
         3: [(6, 9, "F"), (9, 12, "S")],
     }
     assert (check(inst, sc, fresh), check(inst, sc, kept)) == (10.0, 12.0)
-    assert RIGID_HEURISTICS["r-list-1-kept"](inst, sc, by_index) == kept
+    assert RIGID_HEURISTICS["r-list-1-kept"](inst, sc, priority=by_index) == kept
 
 
 def test_1_kept_adds_a_reservation_while_another_is_pending(monkeypatch):
@@ -292,9 +292,9 @@ def test_registry_and_fast_names():
 @pytest.mark.parametrize("name", ["r-list-1-kept", "r-list-q-kept"])
 def test_makespans_runs_the_reference(name):
     inst = synthetic_rigid(30, 3000, seed=3)
-    f = SilentErrors.from_qbar(inst, 0.5).sample(inst, 4, seed=4)
+    f = SilentErrors.from_qbar(inst, 0.5).sample(inst, size=4, seed=4)
     fn = RIGID_HEURISTICS[name]
-    want = np.array([fn(inst, FailureScenario(tuple(int(x) for x in row)), "LA").makespan for row in f])
+    want = np.array([fn(inst, FailureScenario(tuple(int(x) for x in row)), priority="LA").makespan for row in f])
     np.testing.assert_array_equal(makespans(inst, f, name, "LA"), want)
     np.testing.assert_array_equal(makespans(inst, f, name.upper(), "LA", backend="reference"), want)
     with pytest.raises(SolverUnavailable, match="no numba kernel"):
