@@ -37,8 +37,13 @@ from .mip import BACKENDS, MIP_REL_GAP, MipSolution, available_backends, default
 from .lns import lns_packs
 from .units import time_unit_for
 
+# rigid jobs under silent errors (T_OPT(f), shelves, expected makespan): ``coschedule.exact.rigid``
+# works after ``import coschedule.exact``; it only needs the model (no cycle back to this module)
+from . import rigid
+
 __all__ = [
     "METHODS",
+    "rigid",
     "solve_kinp",
     "auto_method",
     "available_backends",

@@ -3,6 +3,9 @@ obvious, ``coschedule.exact.rigid`` reachable from ``import coschedule.exact``, 
 
 from __future__ import annotations
 
+import subprocess
+import sys
+
 import pytest
 
 from coschedule.generators import (
@@ -52,3 +55,9 @@ def test_registry_heuristics_take_priority_and_seed_by_keyword():
     with pytest.raises(TypeError):
         fn(inst, sc, "LPT")  # type: ignore[misc]
     assert fn(inst, sc, priority="LPT", seed=0) == r_list(inst, sc, m=0, priority="LPT")
+
+
+def test_import_exact_exposes_rigid():
+    code = "import coschedule.exact as e; print(e.rigid.solve_rigid_opt.__name__)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "solve_rigid_opt"
