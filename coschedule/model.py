@@ -25,6 +25,7 @@ from functools import cached_property
 
 import numpy as np
 
+from ._repr import REPR_MAX_ITEMS, full_repr, summary_repr
 from .errors import InvalidInstance
 from .schedule import Execution, Schedule
 
@@ -116,6 +117,12 @@ class MoldableTask:
         object.__setattr__(self, "min_procs", int(self.min_procs))
         object.__setattr__(self, "memory", memory)
 
+    def __repr__(self) -> str:
+        if len(self.times) <= 2 * REPR_MAX_ITEMS:
+            return full_repr(self)
+        return summary_repr(self, profile=f"{len(self.times)} times, {self.time(self.min_procs):.6g} .. "
+                            f"{self.times[-1]:.6g}", min_procs=self.min_procs, memory=self.memory, name=self.name)
+
     @property
     def label(self) -> str:
         return f"task {self.name!r}" if self.name is not None else "task"
@@ -151,6 +158,11 @@ class MoldableInstance:
                     f"{self.task_label(i)}: needs at least {task.min_procs} processors "
                     f"but the platform has p = {self.p}"
                 )
+
+    def __repr__(self) -> str:
+        if self.n <= REPR_MAX_ITEMS:
+            return full_repr(self)
+        return summary_repr(self, n=self.n, p=self.p, name=self.name)
 
     @property
     def n(self) -> int:
@@ -228,6 +240,11 @@ class CoSchedule:
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "packs", tuple(self.packs))
+
+    def __repr__(self) -> str:
+        if len(self.packs) <= REPR_MAX_ITEMS:
+            return full_repr(self)
+        return summary_repr(self, packs=len(self.packs), tasks=sum(len(p.allocations) for p in self.packs))
 
     def cost(self, instance: MoldableInstance) -> float:
         return math.fsum(pack.cost(instance) for pack in self.packs)

@@ -20,6 +20,7 @@ from functools import cached_property
 
 import numpy as np
 
+from ._repr import REPR_MAX_ITEMS, full_repr, summary_repr
 from .errors import InvalidInstance
 from .rng import Seed, as_generator
 
@@ -86,6 +87,11 @@ class RigidInstance:
             if job.procs > self.P:
                 raise InvalidInstance(f"{self.job_label(j)}: procs {job.procs} > P {self.P}")
 
+    def __repr__(self) -> str:
+        if self.n <= REPR_MAX_ITEMS:
+            return full_repr(self)
+        return summary_repr(self, n=self.n, P=self.P, name=self.name)
+
     @property
     def n(self) -> int:
         return len(self.jobs)
@@ -126,6 +132,11 @@ class FailureScenario:
                 raise InvalidInstance(f"scenario: failures of job {j} must be an integer >= 0, got {f!r}")
             clean.append(int(f))
         object.__setattr__(self, "failures", tuple(clean))
+
+    def __repr__(self) -> str:
+        if len(self.failures) <= REPR_MAX_ITEMS:
+            return full_repr(self)
+        return summary_repr(self, n=len(self.failures), total_failures=self.total_failures)
 
     @classmethod
     def none(cls, n: int) -> "FailureScenario":

@@ -11,6 +11,8 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass
 
+from ._repr import REPR_MAX_ITEMS, full_repr, summary_repr
+
 __all__ = ["Outcome", "Execution", "Schedule"]
 
 
@@ -45,6 +47,12 @@ class Schedule:
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "executions", tuple(self.executions))
+
+    def __repr__(self) -> str:
+        if len(self.executions) <= REPR_MAX_ITEMS:
+            return full_repr(self)
+        return summary_repr(self, executions=len(self.executions), jobs=len(self.jobs()),
+                            makespan=self.makespan)
 
     @property
     def makespan(self) -> float:

@@ -16,7 +16,7 @@ from coschedule.generators import (
     synthetic_profile,
     synthetic_rigid,
 )
-from coschedule.heuristics import RIGID_HEURISTICS, r_list
+from coschedule.heuristics import RIGID_HEURISTICS, pack_approx, r_list
 from coschedule.rigid import FailureScenario, SilentErrors, rigid_instance
 
 
@@ -61,3 +61,32 @@ def test_import_exact_exposes_rigid():
     code = "import coschedule.exact as e; print(e.rigid.solve_rigid_opt.__name__)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "solve_rigid_opt"
+
+
+def test_big_objects_print_one_line():
+    big = synthetic_rigid(2000, seed=1)
+    assert repr(big) == "RigidInstance(n=2000, P=10000, name='synthetic-rigid-n2000-P10000')"
+    f = SilentErrors.from_qbar(big, 0.3).scenarios(big, size=1, seed=1)[0]
+    assert repr(f).startswith("FailureScenario(n=2000, total_failures=")
+    sched = r_list(big, f)
+    text = repr(sched)
+    assert text.startswith("Schedule(executions=") and "jobs=2000" in text and "\n" not in text
+    mold = synthetic_instance(500, 8, seed=1)
+    assert repr(mold) == "MoldableInstance(n=500, p=8, name='synthetic-n500-p8')"
+    cs = pack_approx(synthetic_instance(50, 8, seed=1), 3)
+    assert repr(cs).startswith("CoSchedule(packs=") and repr(cs).endswith("tasks=50)")
+    for obj in (big, f, sched, mold, cs):
+        assert len(repr(obj)) < 120
+
+
+def test_small_objects_print_every_field():
+    inst = rigid_instance([(2, 3.0), (1, 5.0)], 4, name="demo")
+    assert repr(inst) == (
+        "RigidInstance(jobs=(RigidJob(procs=2, time=3.0, name=None), RigidJob(procs=1, time=5.0, "
+        "name=None)), P=4, name='demo')"
+    )
+    assert repr(FailureScenario((0, 2))) == "FailureScenario(failures=(0, 2))"
+    sched = r_list(inst, FailureScenario((0, 0)))
+    assert repr(sched).startswith("Schedule(executions=(Execution(job=")
+    small = random_instance(2, 3, seed=1)
+    assert eval(repr(small), vars(__import__("coschedule"))) == small  # a full repr round-trips
