@@ -1,9 +1,24 @@
-"""Pictures of schedules (matplotlib, optional extra ``coschedule[plot]``)."""
+"""Pictures of schedules (matplotlib, optional extra ``plot``).
+
+Every function returns a :class:`matplotlib.figure.Figure` built with the object-oriented API:
+no pyplot, no global state, nothing to close, the same code headless and in a notebook (where
+the returned figure shows as the cell's value). Given a ``path`` it also saves the figure there
+(:func:`save_figure`: the suffix chooses the format; a name without one gets PNG and SVG).
+
+* :func:`plot_coschedule` / :func:`plot_coschedules`: packs of moldable tasks as Gantt charts;
+* :func:`plot_rigid_schedule` / :func:`plot_rigid_schedules`: rigid-job schedules with their
+  failed attempts, several stacked on one time axis (a heuristic above the optimum, as
+  [Benoit2021] Figs. 1 and 2 draw them).
+
+Labels are drawn only where they fit inside their rectangle, so a chart of 60 tasks stays
+readable; the time axis says its unit (``time_unit``, seconds by default).
+"""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -12,50 +27,207 @@ from .model import CoSchedule, MoldableInstance
 from .rigid import RigidInstance
 from .schedule import Execution, Outcome, Schedule
 
-__all__ = ["plot_coschedule", "plot_rigid_schedule", "processor_rows"]
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
+    from matplotlib.figure import Figure
+
+__all__ = [
+    "figure_paths",
+    "new_figure",
+    "plot_coschedule",
+    "plot_coschedules",
+    "plot_rigid_schedule",
+    "plot_rigid_schedules",
+    "processor_rows",
+    "save_figure",
+]
+
+#: the formats a name without a known image suffix is saved in
+DEFAULT_FORMATS = ("png", "svg")
+#: resolution of raster formats (PNG, ...), dots per inch
+DPI = 130
+#: font size of the labels inside rectangles, points
+LABEL_FONTSIZE = 7.0
+_FAILED_EDGE = "#d62728"
+
+
+# ----------------------------------------------------------------------------- figures, files
+
+
+def new_figure(**kwargs: Any) -> Figure:
+    """A :class:`matplotlib.figure.Figure` (``kwargs`` go to its constructor).
+
+    Raises
+    ------
+    SolverUnavailable
+        when matplotlib is not installed (it is the optional extra ``plot``).
+    """
+    try:
+        from matplotlib.figure import Figure
+    except ImportError as e:
+        raise SolverUnavailable(
+            f"plots need matplotlib ({e}); install it with: pip install 'coschedule-hpc[plot]'"
+        ) from None
+    return Figure(**kwargs)
+
+
+def _formats() -> frozenset[str]:
+    from matplotlib.backend_bases import FigureCanvasBase
+
+    return frozenset(FigureCanvasBase.get_supported_filetypes())
+
+
+def figure_paths(path: str | Path) -> list[Path]:
+    """The files :func:`save_figure` writes for ``path``.
+
+    A suffix matplotlib knows (``.png``, ``.svg``, ``.pdf``, ``.eps``, ...) names one file in
+    that format; any other name (``fig5``, ``fig.v2``) gets ``.png`` and ``.svg`` appended.
+
+    >>> [str(p) for p in figure_paths("out/fig4.pdf")], [str(p) for p in figure_paths("fig4")]
+    (['out/fig4.pdf'], ['fig4.png', 'fig4.svg'])
+    """
+    p = Path(path)
+    if p.suffix.lower().lstrip(".") in _formats():
+        return [p]
+    return [p.with_name(f"{p.name}.{fmt}") for fmt in DEFAULT_FORMATS]
+
+
+def save_figure(fig: Figure, path: str | Path) -> list[Path]:
+    """Save ``fig`` as :func:`figure_paths` says (parent folders created); return the files."""
+    outs = figure_paths(path)
+    for out in outs:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        fig.savefig(out, dpi=DPI)
+    return outs
+
+
+def _time_label(time_unit: str | None) -> str:
+    return f"time ({time_unit})" if time_unit else "time"
+
+
+# ----------------------------------------------------------------------------- labels that fit
+
+
+def _text_size(text: str, fontsize: float) -> tuple[float, float]:
+    """Width and height of ``text`` (lines separated by newlines) in points."""
+    from matplotlib.font_manager import FontProperties
+    from matplotlib.textpath import text_to_path
+
+    prop = FontProperties(size=fontsize)
+    lines = text.split("\n")
+    width = max(text_to_path.get_text_width_height_descent(line, prop, ismath=False)[0] for line in lines)
+    return width, 1.25 * fontsize * len(lines)
+
+
+def _points_per_unit(fig: Figure, ax: Axes) -> tuple[float, float]:
+    """Points per data unit along x and y, with the axes where the layout put them."""
+    box = ax.get_position()
+    w_in, h_in = fig.get_size_inches()
+    (x0, x1), (y0, y1) = ax.get_xlim(), ax.get_ylim()
+    return box.width * w_in * 72 / (x1 - x0), box.height * h_in * 72 / (y1 - y0)
+
+
+def _fit_label(ax: Axes, scale: tuple[float, float], x: float, y: float, w: float, h: float,
+               candidates: Sequence[str]) -> bool:
+    """Write the first of ``candidates`` that fits in the ``w x h`` rectangle at ``(x, y)``
+    (data units), centred; write nothing when none fits. Returns whether one was written."""
+    w_pt, h_pt = w * scale[0], h * scale[1]
+    for text in candidates:
+        tw, th = _text_size(text, LABEL_FONTSIZE)
+        if tw + 3 <= w_pt and th + 1 <= h_pt:
+            t = ax.text(x + w / 2, y + h / 2, text, ha="center", va="center", fontsize=LABEL_FONTSIZE,
+                        clip_on=True, gid="label")
+            t.set_in_layout(False)
+            return True
+    return False
+
+
+def _colour(cmap: Any, k: int) -> Any:
+    return cmap(k % 20)
+
+
+# ----------------------------------------------------------------------------- co-schedules
 
 
 def plot_coschedule(
-    instance: MoldableInstance, coschedule: CoSchedule, path: str | Path, *, title: str | None = None
-) -> None:
+    instance: MoldableInstance,
+    coschedule: CoSchedule,
+    path: str | Path | None = None,
+    *,
+    title: str | None = None,
+    time_unit: str | None = "s",
+) -> Figure:
     """Draw packs as a Gantt chart: time on x, processors on y, one rectangle per task.
 
-    The file type follows the suffix (``.png``, ``.svg``, ``.pdf``).
+    Packs run one after the other (dashed lines at their ends); a task's rectangle is labelled
+    with its name and processor count when that fits. Returns the figure; saves it too when
+    ``path`` is given (:func:`save_figure`).
     """
-    try:
-        import matplotlib
+    return plot_coschedules(instance, [(title, coschedule)], path, time_unit=time_unit)
 
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-        from matplotlib.patches import Rectangle
-    except ImportError as e:
-        raise SolverUnavailable(
-            f"plots need matplotlib ({e}); install it with: pip install 'coschedule[plot]'"
-        ) from None
-    fig, ax = plt.subplots(figsize=(10, 4))
-    cmap = plt.get_cmap("tab20")
-    start = 0.0
-    for pack in coschedule.packs:
-        cost = pack.cost(instance)
-        row = 0
-        for a in pack.allocations:
-            t = instance.time(a.task, a.procs)
-            ax.add_patch(
-                Rectangle((start, row), t, a.procs, facecolor=cmap(a.task % 20), edgecolor="black", lw=0.5)
-            )
-            label = instance.tasks[a.task].name or str(a.task)
-            ax.text(start + t / 2, row + a.procs / 2, f"{label}\n{a.procs}p", ha="center", va="center", fontsize=7)
-            row += a.procs
-        ax.axvline(start + cost, color="grey", lw=0.8, ls="--")
-        start += cost
-    ax.set_xlim(0, start * 1.01)
-    ax.set_ylim(0, instance.p)
-    ax.set_xlabel("time")
-    ax.set_ylabel("processors")
-    ax.set_title(title or f"{len(coschedule.packs)} packs, cost {start:.6g}")
+
+def plot_coschedules(
+    instance: MoldableInstance,
+    coschedules: Sequence[tuple[str | None, CoSchedule]],
+    path: str | Path | None = None,
+    *,
+    title: str | None = None,
+    time_unit: str | None = "s",
+) -> Figure:
+    """Several co-schedules of one instance stacked on a shared time axis (e.g. a heuristic
+    above the optimum); ``coschedules`` is ``[(title or None, coschedule), ...]``."""
+    if not coschedules:
+        raise ValueError("nothing to plot: no co-schedule given")
+    fig = new_figure(figsize=(10, 0.9 + 3.1 * len(coschedules)))
+    axes = fig.subplots(len(coschedules), 1, sharex=True, squeeze=False)[:, 0]
+    from matplotlib import colormaps
+    from matplotlib.patches import Rectangle
+
+    cmap = colormaps["tab20"]
+    costs = [cs.cost(instance) for _, cs in coschedules]
+    horizon = max(max(costs), 1e-12)
+    boxes: list[list[tuple[float, float, float, float, list[str]]]] = []
+    for ax, (sub, cs), cost in zip(axes, coschedules, costs):
+        start = 0.0
+        mine: list[tuple[float, float, float, float, list[str]]] = []
+        for pack in cs.packs:
+            row = 0
+            for a in pack.allocations:
+                t = instance.time(a.task, a.procs)
+                ax.add_patch(Rectangle((start, row), t, a.procs, facecolor=_colour(cmap, a.task),
+                                       edgecolor="black", lw=0.5, gid=f"task {a.task}"))
+                name = instance.tasks[a.task].name or str(a.task)
+                mine.append((start, row, t, a.procs, [f"{name}\n{a.procs}p", name]))
+                row += a.procs
+            start += pack.cost(instance)
+            ax.axvline(start, color="grey", lw=0.8, ls="--")
+        boxes.append(mine)
+        ax.set_ylim(0, instance.p)
+        ax.set_ylabel("processors")
+        unit = f" {time_unit}" if time_unit else ""
+        ax.set_title(sub or f"{len(cs.packs)} packs, cost {cost:.6g}{unit}")
+        ax.yaxis.set_major_locator(_integer_locator())
+    axes[0].set_xlim(0, horizon * 1.01)
+    axes[-1].set_xlabel(_time_label(time_unit))
+    if title:
+        fig.suptitle(title)
     fig.tight_layout()
-    fig.savefig(path)
-    plt.close(fig)
+    for ax, mine in zip(axes, boxes):
+        scale = _points_per_unit(fig, ax)
+        for x, y, w, h, texts in mine:
+            _fit_label(ax, scale, x, y, w, h, texts)
+    if path is not None:
+        save_figure(fig, path)
+    return fig
+
+
+def _integer_locator() -> Any:
+    from matplotlib.ticker import MaxNLocator
+
+    return MaxNLocator(integer=True)
+
+
+# ----------------------------------------------------------------------------- rigid schedules
 
 
 def _runs(nodes: Sequence[int]) -> list[tuple[int, int]]:
@@ -110,86 +282,110 @@ def processor_rows(schedule: Schedule, P: int) -> list[tuple[int, ...]]:
     return rows
 
 
+def _default_rigid_title(instance: RigidInstance, schedule: Schedule, time_unit: str | None) -> str:
+    execs = schedule.executions
+    n_failed = sum(x.outcome is Outcome.FAILURE for x in execs)
+    unit = f" {time_unit}" if time_unit else ""
+    return (f"{instance.n} jobs, {len(execs)} attempts ({n_failed} failed), "
+            f"makespan {schedule.makespan:.6g}{unit}")
+
+
 def plot_rigid_schedule(
-    instance: RigidInstance, schedule: Schedule, path: str | Path, *, title: str | None = None
-) -> None:
+    instance: RigidInstance,
+    schedule: Schedule,
+    path: str | Path | None = None,
+    *,
+    title: str | None = None,
+    time_unit: str | None = "s",
+) -> Figure:
     """Gantt chart of a rigid-job schedule: time on x, processors on y.
 
     Each attempt is a rectangle in its job's colour: successful attempts solid, failed
-    attempts hatched with a red edge and labelled with their attempt number (when the
-    rectangle is large enough for text). Executions with ``nodes`` are drawn on those
-    processors; otherwise processor rows come from :func:`processor_rows`, a first-fit drawing
-    that is **not** a contiguous schedule (the model only bounds the number of processors in
-    use). A dashed line marks the makespan. The file type follows the suffix (``.png``,
-    ``.svg``, ``.pdf``).
+    attempts hatched with a red edge; a rectangle is labelled with its job's name (and
+    ``#k failed`` for a failed attempt k) only when the text fits in it. Executions with
+    ``nodes`` are drawn on those processors; otherwise processor rows come from
+    :func:`processor_rows`, a first-fit drawing that is **not** a contiguous schedule (the model
+    only bounds the number of processors in use). A dashed line marks the makespan. Returns the
+    figure; saves it too when ``path`` is given (:func:`save_figure`).
     """
-    try:
-        import matplotlib
+    return plot_rigid_schedules(instance, [(title, schedule)], path, time_unit=time_unit)
 
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-        from matplotlib.colors import to_rgba
-        from matplotlib.patches import Patch, Rectangle
-        from matplotlib.ticker import MaxNLocator
-    except ImportError as e:
-        raise SolverUnavailable(
-            f"plots need matplotlib ({e}); install it with: pip install 'coschedule[plot]'"
-        ) from None
+
+def plot_rigid_schedules(
+    instance: RigidInstance,
+    schedules: Sequence[tuple[str | None, Schedule]],
+    path: str | Path | None = None,
+    *,
+    title: str | None = None,
+    time_unit: str | None = "s",
+) -> Figure:
+    """Several schedules of one instance stacked on a shared time axis, one panel each, top to
+    bottom in the order given: ``[("R-ShelfFill (LPT)", heuristic), ("optimum", best)]``, as the
+    paper draws a heuristic above the optimum ([Benoit2021] Figs. 1 and 2). A job has the same colour in
+    every panel; one legend; each panel's dashed line is its makespan. ``title`` goes above all
+    panels. Returns the figure; saves it too when ``path`` is given."""
+    if not schedules:
+        raise ValueError("nothing to plot: no schedule given")
+    from matplotlib import colormaps
+    from matplotlib.colors import to_rgba
+    from matplotlib.patches import Patch, Rectangle
+
     P = instance.P
-    rows = processor_rows(schedule, P)
-    makespan = schedule.makespan
-    execs = schedule.executions
-    drawn_from_nodes = bool(execs) and all(x.nodes is not None for x in execs)
-    fig, ax = plt.subplots(figsize=(10, 4))
-    cmap = plt.get_cmap("tab20")
-    failed_edge = "#d62728"
-    for ex, nodes in zip(schedule.executions, rows):
-        colour = cmap(ex.job % 20)
-        failed = ex.outcome is Outcome.FAILURE
-        for first, count in _runs(nodes):
-            ax.add_patch(
-                Rectangle(
-                    (ex.start, first),
-                    ex.duration,
-                    count,
-                    facecolor=to_rgba(colour, 0.4) if failed else colour,
-                    hatch="///" if failed else None,
-                    edgecolor=failed_edge if failed else "black",
-                    lw=1.0 if failed else 0.5,
-                )
-            )
-            if makespan > 0 and ex.duration >= makespan / 40 and count >= P / 25:
-                _label(ax, instance, ex, first, count, failed)
-    if makespan > 0:
-        ax.axvline(makespan, color="grey", lw=0.8, ls="--")
-    ax.set_xlim(0, max(makespan, 1e-12) * 1.01)
-    ax.set_ylim(0, P)
-    ax.set_xlabel("time")
-    ax.set_ylabel("processors" if drawn_from_nodes else "processors (first-fit drawing)")
-    n_failed = sum(x.outcome is Outcome.FAILURE for x in execs)
-    default = f"{instance.n} jobs, {len(execs)} attempts ({n_failed} failed), makespan {makespan:.6g}"
-    ax.set_title(title or default)
-    ax.legend(
+    fig = new_figure(figsize=(10, 0.9 + 3.1 * len(schedules)))
+    axes = fig.subplots(len(schedules), 1, sharex=True, squeeze=False)[:, 0]
+    cmap = colormaps["tab20"]
+    horizon = max(max(s.makespan for _, s in schedules), 1e-12)
+    boxes: list[list[tuple[float, float, float, float, list[str]]]] = []
+    for ax, (sub, schedule) in zip(axes, schedules):
+        rows = processor_rows(schedule, P)
+        execs = schedule.executions
+        drawn_from_nodes = bool(execs) and all(x.nodes is not None for x in execs)
+        mine: list[tuple[float, float, float, float, list[str]]] = []
+        for ex, nodes in zip(execs, rows):
+            colour = _colour(cmap, ex.job)
+            failed = ex.outcome is Outcome.FAILURE
+            runs = _runs(nodes)
+            for first, count in runs:
+                ax.add_patch(Rectangle(
+                    (ex.start, first), ex.duration, count,
+                    facecolor=to_rgba(colour, 0.4) if failed else colour, hatch="///" if failed else None,
+                    edgecolor=_FAILED_EDGE if failed else "black", lw=1.0 if failed else 0.5,
+                    gid=f"job {ex.job} attempt {ex.attempt}",
+                ))
+            if runs:  # label the widest band of the execution
+                first, count = max(runs, key=lambda r: (r[1], -r[0]))
+                mine.append((ex.start, first, ex.duration, count, _rigid_labels(instance, ex, failed)))
+        boxes.append(mine)
+        if schedule.makespan > 0:
+            ax.axvline(schedule.makespan, color="grey", lw=0.8, ls="--")
+        ax.set_ylim(0, P)
+        ax.set_ylabel("processors" if drawn_from_nodes else "processors\n(first-fit drawing)")
+        ax.set_title(sub or _default_rigid_title(instance, schedule, time_unit), fontsize=10)
+        ax.yaxis.set_major_locator(_integer_locator())
+    axes[0].set_xlim(0, horizon * 1.01)
+    axes[-1].set_xlabel(_time_label(time_unit))
+    axes[0].legend(
         handles=[
             Patch(facecolor="lightgrey", edgecolor="black", label="successful attempt"),
-            Patch(
-                facecolor=to_rgba("lightgrey", 0.4), hatch="///", edgecolor=failed_edge, label="failed attempt"
-            ),
+            Patch(facecolor=to_rgba("lightgrey", 0.4), hatch="///", edgecolor=_FAILED_EDGE,
+                  label="failed attempt"),
         ],
-        loc="upper left",
-        bbox_to_anchor=(1.005, 1.0),
-        fontsize=7,
+        loc="upper left", bbox_to_anchor=(1.005, 1.0), fontsize=7,
     )
-    ax.yaxis.set_major_locator(MaxNLocator(integer=True))
+    if title:
+        fig.suptitle(title)
     fig.tight_layout()
-    fig.savefig(path)
-    plt.close(fig)
+    for ax, mine in zip(axes, boxes):
+        scale = _points_per_unit(fig, ax)
+        for x, y, w, h, texts in mine:
+            _fit_label(ax, scale, x, y, w, h, texts)
+    if path is not None:
+        save_figure(fig, path)
+    return fig
 
 
-def _label(ax: object, instance: RigidInstance, e: Execution, first: int, count: int, failed: bool) -> None:
+def _rigid_labels(instance: RigidInstance, e: Execution, failed: bool) -> list[str]:
+    """The labels to try for an execution, longest first."""
     name = instance.jobs[e.job].name if 0 <= e.job < instance.n else None
     label = name if name is not None else str(e.job)
-    text = f"{label}\n#{e.attempt} failed" if failed else label
-    ax.text(  # type: ignore[attr-defined]
-        e.start + e.duration / 2, first + count / 2, text, ha="center", va="center", fontsize=6
-    )
+    return [f"{label}\n#{e.attempt} failed", label] if failed else [label]

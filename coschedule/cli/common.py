@@ -11,6 +11,7 @@ import json
 import math
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any, NoReturn
 
 from ..errors import CoscheduleError
@@ -28,6 +29,7 @@ __all__ = [
     "nonnegative_int",
     "positive_float",
     "positive_int",
+    "write_figure",
 ]
 
 EXIT_INVALID = 1  # a solution that fails verification
@@ -115,6 +117,17 @@ def positive_float(text: str) -> float:
     if not (value > 0 and math.isfinite(value)):
         raise argparse.ArgumentTypeError(f"expected a positive number, got {text}")
     return value
+
+
+def write_figure(fig: Any, path: str | Path) -> list[Path]:
+    """Save a figure as :func:`coschedule.plot.save_figure` does (the suffix picks the format;
+    none: PNG and SVG) and say so on stderr, one line per file: ``wrote figure: x.png``."""
+    from ..plot import save_figure
+
+    outs = save_figure(fig, path)
+    for out in outs:
+        print(f"wrote figure: {out}", file=sys.stderr)
+    return outs
 
 
 def emit_json(data: Any) -> None:

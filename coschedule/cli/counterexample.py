@@ -14,7 +14,7 @@ from ..io import save_rigid_instance, save_scenario, save_schedule
 from ..results import Status
 from ..rigid import lower_bound
 from ..validate import validate_rigid
-from .common import Formatter, emit_json, positive_float, positive_int
+from .common import Formatter, emit_json, positive_float, positive_int, write_figure
 
 __all__ = ["register", "cmd_counterexample"]
 
@@ -28,6 +28,8 @@ def cmd_counterexample(args: argparse.Namespace) -> int:
 
     if args.family == "search":
         return _search(args)
+    if args.plot and not args.output:
+        raise CoscheduleError("--plot needs -o DIR (the figure is written to DIR/schedules.png)")
     claims: dict[str, float]
     if args.family == "prop3":
         instance, scenario = families.prop3_instance(args.P)
@@ -77,11 +79,14 @@ def cmd_counterexample(args: argparse.Namespace) -> int:
         best = res.solution if res is not None and res.solution is not None else witness
         save_schedule(best, out_dir / "optimum-schedule.json", instance=instance)
         if args.plot:
-            from ..plot import plot_rigid_schedule
+            from ..plot import plot_rigid_schedules
 
-            plot_rigid_schedule(instance, schedule, out_dir / "heuristic.png",
-                                title=f"{heuristic} ({args.priority}): {makespan:.6g}")
-            plot_rigid_schedule(instance, best, out_dir / "optimum.png", title=opt_text)
+            # the paper's Figs. 1 and 2: the heuristic above the optimum, one time axis
+            fig = plot_rigid_schedules(
+                instance, [(f"{heuristic} ({args.priority}): makespan {makespan:.6g}", schedule),
+                           (opt_text, best)],
+                title=f"{args.family}, P = {args.P}", time_unit=None)
+            write_figure(fig, out_dir / "schedules.png")
     if args.json:
         emit_json({"family": args.family, "P": args.P, "n": instance.n, "heuristic": heuristic,
                "priority": args.priority, "makespan": makespan, "lower_bound": L,
@@ -167,6 +172,8 @@ def register(sub: Any) -> None:
     p.add_argument("--k", type=positive_int, default=None, help="search with pack-approx: k (default p)")
     p.add_argument("-o", "--output", metavar="DIR", help="write instance, scenario and both schedules here")
     p.alias("--out", "--output")
-    p.add_argument("--plot", action="store_true", help="with -o: draw both schedules (PNG)")
+    p.add_argument("--plot", action="store_true",
+                   help="with -o: draw the heuristic's schedule above the optimum's, on one time axis, "
+                   "in DIR/schedules.png")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_counterexample)

@@ -14,7 +14,7 @@ from ..results import ExactResult, Status
 from ..rigid import FailureScenario, RigidInstance, SilentErrors, lower_bound
 from ..schedule import Schedule
 from ..validate import validate_rigid
-from .common import emit_json
+from .common import emit_json, write_figure
 
 __all__ = ["scenario_from_args", "run_rigid", "solve_rigid", "add_rigid_options", "OPTIMUM_MAX_ATTEMPTS"]
 
@@ -77,8 +77,8 @@ def run_rigid(instance: RigidInstance, args: argparse.Namespace) -> int:
     if args.plot:
         from ..plot import plot_rigid_schedule
 
-        plot_rigid_schedule(instance, schedule, args.plot,
-                            title=f"{args.heuristic} ({args.priority}): makespan {makespan:.6g}")
+        write_figure(plot_rigid_schedule(instance, schedule, title=f"{args.heuristic} ({args.priority}): "
+                                         f"makespan {makespan:.6g} s"), args.plot)
     ratio_opt = makespan / res.objective if res is not None and res.objective else None
     if args.json:
         emit_json({"instance": instance.name, "heuristic": args.heuristic, "priority": args.priority,
@@ -126,7 +126,7 @@ def solve_rigid(instance: RigidInstance, args: argparse.Namespace) -> int:
         if args.plot:
             from ..plot import plot_rigid_schedule
 
-            plot_rigid_schedule(instance, res.solution, args.plot, title=f"{what}: {res.describe()}")
+            write_figure(plot_rigid_schedule(instance, res.solution, title=f"{what}: {res.describe()}"), args.plot)
     L = lower_bound(instance, scenario)
     if args.json:
         emit_json({"instance": instance.name, "what": what, "failures": list(scenario.failures),

@@ -24,6 +24,7 @@ from .common import (
     nonnegative_int,
     positive_float,
     positive_int,
+    write_figure,
 )
 from .rigid import add_rigid_options, run_rigid, solve_rigid, verify_rigid
 
@@ -135,7 +136,7 @@ def cmd_solve(args: argparse.Namespace) -> int:
     if args.plot and res.solution is not None:
         from ..plot import plot_coschedule
 
-        plot_coschedule(instance, res.solution, args.plot, title=f"k = {k}: {res.describe()}")
+        write_figure(plot_coschedule(instance, res.solution, title=f"k = {k}: {res.describe()}"), args.plot)
     if args.json:
         out = {"instance": instance.name or args.instance, "n": instance.n, "p": instance.p, "k": k,
                "result": res.to_dict()}
@@ -189,7 +190,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     if args.plot:
         from ..plot import plot_coschedule
 
-        plot_coschedule(instance, cs, args.plot, title=f"{args.heuristic}, k = {k}: cost {cost:.6g}")
+        write_figure(plot_coschedule(instance, cs, title=f"{args.heuristic}, k = {k}: cost {cost:.6g}"), args.plot)
     if args.json:
         emit_json({
             "instance": instance.name or args.instance, "heuristic": args.heuristic, "k": k,
@@ -270,7 +271,8 @@ def _add_common_options(p: argparse.ArgumentParser, what: str) -> None:
                    "the rounding error is reported as the tolerance")
     p.add_argument("-o", "--output", help=f"write {what} as JSON here")
     p.add_argument("--plot", "--gantt", metavar="FILE", dest="plot",
-                   help="draw the schedule (PNG/SVG/PDF by suffix; needs matplotlib); failed attempts hatched")
+                   help="draw the schedule to FILE: the suffix picks the format (.png, .svg, .pdf, ...), none "
+                   "writes FILE.png and FILE.svg; needs matplotlib; failed attempts hatched")
     p.add_argument("--json", action="store_true", help="machine-readable output")
     g = p.add_argument_group("k-in-p co-scheduling (coschedule/moldable-instance files)")
     g.add_argument("--k", type=positive_int, default=None, help="max tasks per pack (default: p)")
