@@ -23,6 +23,7 @@ from .report import (
     format_markdown,
     format_tables,
     plot_groups,
+    plot_side_by_side,
     summarize,
 )
 from .run import Progress, RunSummary, run_campaign, simulate_cell
@@ -59,6 +60,7 @@ __all__ = [
     "load_spec",
     "parse_values",
     "plot_groups",
+    "plot_side_by_side",
     "run_campaign",
     "simulate_cell",
     "spec_from_dict",

@@ -11,7 +11,12 @@ normalized makespans over the scenarios:
   instances of those per-instance means (Table 1's "standard deviation" and "maximum makespan
   ratio", our reading of it; see docs/reproduce.md);
 * ``worst``: the largest ratio of any single scenario of any instance;
-* ``failures``: the average number of failures per scenario.
+* ``failures``: the average number of failures per scenario;
+* ``pooled_std``: the standard deviation of the normalized makespan over every scenario of every
+  instance (pooled from the cells' ``mean_ratio`` and ``std_ratio``): the spread of one run, drawn
+  as the band around each curve of the figures;
+* ``platform``: the platform size all the cells used (the grid's ``P``, or the instances' own
+  when they share one), ``None`` when it differs between instances.
 """
 
 from __future__ import annotations
@@ -23,11 +28,24 @@ from collections import defaultdict
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from .store import COLUMNS, ResultStore
 
-__all__ = ["Group", "export_csv", "export_json", "format_tables", "plot_groups", "pretty_heuristic", "summarize"]
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
+
+__all__ = [
+    "Group",
+    "export_csv",
+    "export_json",
+    "format_markdown",
+    "format_tables",
+    "plot_groups",
+    "plot_side_by_side",
+    "pretty_heuristic",
+    "summarize",
+]
 
 #: the paper's names of the heuristics
 PRETTY = {
@@ -58,6 +76,8 @@ class Group:
     max: float
     worst: float
     failures: float
+    pooled_std: float = math.nan
+    platform: int | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return dict(self.__dict__)
@@ -74,10 +94,21 @@ def summarize(rows: Iterable[dict[str, Any]], *, pool_sources: bool = False) -> 
         means = [r["mean_ratio"] for r in rs]
         mu = math.fsum(means) / len(means)
         sd = math.sqrt(math.fsum((m - mu) ** 2 for m in means) / len(means))
+        platforms = {r["P"] for r in rs}
         out.append(Group(src, P, q, h, prio, len(rs), mu, sd, max(means), max(r["max_ratio"] for r in rs),
-                         math.fsum(r["mean_failures"] for r in rs) / len(rs)))
+                         math.fsum(r["mean_failures"] for r in rs) / len(rs), _pooled_std(rs),
+                         platforms.pop() if len(platforms) == 1 else None))
     out.sort(key=_group_key)
     return out
+
+
+def _pooled_std(rows: Sequence[dict[str, Any]]) -> float:
+    """Population standard deviation of T / L(f) over all the scenarios of ``rows`` (each row: its
+    scenarios' mean and population std): ``E[x^2] - E[x]^2``, each cell weighted by its scenarios."""
+    n = math.fsum(r["scenarios"] for r in rows)
+    mean = math.fsum(r["scenarios"] * r["mean_ratio"] for r in rows) / n
+    second = math.fsum(r["scenarios"] * (r["std_ratio"] ** 2 + (r["mean_ratio"] - mean) ** 2) for r in rows) / n
+    return math.sqrt(max(second, 0.0))
 
 
 def _group_key(g: Group) -> tuple[Any, ...]:
@@ -271,85 +302,246 @@ def export_json(store: ResultStore, out: TextIO, groups: Sequence[Group] | None 
 
 # ----------------------------------------------------------------------------------- figures
 
+#: colour and marker of each heuristic when heuristics are the lines (one priority: Fig. 4), the
+#: same in every panel and every figure
+HEURISTIC_STYLE: dict[str, tuple[str, str]] = {
+    "r-list-0": ("C0", "o"), "r-list-1": ("C1", "s"), "r-list-q": ("C2", "v"),
+    "r-shelffill-b": ("C3", "^"), "r-shelffill-nb": ("C4", "D"),
+    "r-shelf-b": ("C9", "<"), "r-shelf-nb": ("C8", ">"),
+    "r-list-1-kept": ("C5", "P"), "r-list-q-kept": ("C6", "X"),
+}
+#: colour and marker of each priority when priorities are the lines (Figs. 5 and 6)
+PRIORITY_STYLE: dict[str, tuple[str, str]] = {
+    "LPT": ("C0", "o"), "SPT": ("C1", "s"), "HPA": ("C2", "v"), "LPA": ("C3", "^"),
+    "LA": ("C4", "D"), "SA": ("C5", "<"), "RANDOM": ("C6", ">"), "LJF": ("C7", "P"),
+}
+#: line style of each heuristic when priorities are the colours (Figs. 5 and 6, all panels)
+HEURISTIC_LINESTYLE: dict[str, Any] = {
+    "r-list-0": "-", "r-list-1": (0, (6, 2)), "r-list-q": (0, (6, 2, 1, 2)),
+    "r-shelffill-b": (0, (2, 1.5)), "r-shelffill-nb": (0, (8, 2, 1, 2, 1, 2)),
+    "r-shelf-b": (0, (4, 1, 4, 4)), "r-shelf-nb": (0, (1, 1)),
+    "r-list-1-kept": (0, (3, 1, 1, 1, 1, 1)), "r-list-q-kept": (0, (10, 3)),
+}
+_EXTRA_MARKERS = "ph*Xd"
+YLABEL = r"normalized makespan $T\,/\,L(f)$"
 
-def plot_groups(groups: Sequence[Group], path: str | Path, *, title: str | None = None) -> list[Path]:
-    """The paper's panels, as PNG and SVG (``path`` with both suffixes).
+
+def _math(axis: str) -> str:
+    """The parameter's name as the axes and titles write it."""
+    return r"$\bar{q}$" if axis == "qbar" else r"$P$"
+
+
+def _xlabel_of(axis: str) -> str:
+    return r"$\bar{q}$ (mean failure probability of a job)" if axis == "qbar" else r"$P$ (processors)"
+
+
+def _heuristic_style(h: str, k: int) -> tuple[str, str]:
+    return HEURISTIC_STYLE.get(h, (f"C{7 if k % 2 else 8}", _EXTRA_MARKERS[k % len(_EXTRA_MARKERS)]))
+
+
+def _priority_style(p: str, k: int) -> tuple[str, str]:
+    return PRIORITY_STYLE.get(p, ("C9", _EXTRA_MARKERS[k % len(_EXTRA_MARKERS)]))
+
+
+def _x(g: Group, axis: str) -> float:
+    v = getattr(g, axis)
+    return float(v) if v is not None else 0.0
+
+
+def _series(gs: Iterable[Group], axis: str) -> tuple[list[float], list[float], list[float]]:
+    """x values, means and pooled standard deviations, in increasing x."""
+    ordered = sorted(gs, key=lambda g: _x(g, axis))
+    return [_x(g, axis) for g in ordered], [g.mean for g in ordered], [g.pooled_std for g in ordered]
+
+
+def _fixed(groups: Sequence[Group], axis: str) -> str:
+    """What the panel holds fixed, as its title writes it: ``LPT, $P$ = 10000``."""
+    parts = []
+    prios = sorted({g.priority for g in groups})
+    if len(prios) == 1:
+        parts.append(prios[0])
+    if axis == "qbar":
+        Ps = {g.P if g.P is not None else g.platform for g in groups}
+        if len(Ps) == 1 and None not in Ps:
+            parts.append(f"$P$ = {Ps.pop()}")
+    else:
+        qs = {g.qbar for g in groups}
+        if len(qs) == 1:
+            parts.append(rf"$\bar{{q}}$ = {qs.pop():g}")
+    return ", ".join(parts)
+
+
+def _draw(ax: Any, xs: list[float], ys: list[float], sds: list[float], *, colour: str, marker: str,
+          linestyle: Any = "-", label: str | None = None, bands: str | None = "band", dodge: float = 0.0) -> None:
+    """One curve, with its mean +- pooled standard deviation as a shaded band or error bars."""
+    if bands == "errorbar":
+        ax.plot(xs, ys, color=colour, marker=marker, ms=4, ls=linestyle, lw=1.4, label=label)
+        # the bars of the curves of one panel side by side (dodged), lighter than the curves
+        ax.errorbar([x + dodge for x in xs], ys, yerr=sds, fmt="none", ecolor=colour, elinewidth=0.9,
+                    capsize=2, alpha=0.45)
+        return
+    ax.plot(xs, ys, color=colour, marker=marker, ms=4, ls=linestyle, lw=1.3, label=label)
+    if bands == "band":
+        lo = [y - d for y, d in zip(ys, sds)]
+        hi = [y + d for y, d in zip(ys, sds)]
+        ax.fill_between(xs, lo, hi, color=colour, alpha=0.10, lw=0)
+
+
+def _band_note(bands: str | None) -> str:
+    if bands is None:
+        return ""
+    what = "bars" if bands == "errorbar" else "bands"
+    return what + r": mean $\pm$ one standard deviation of $T\,/\,L(f)$ over every scenario of every instance"
+
+
+def plot_groups(
+    groups: Sequence[Group],
+    path: str | Path | None = None,
+    *,
+    title: str | None = None,
+    bands: bool = True,
+) -> Figure:
+    """The paper's panels of one campaign; returns the figure (and saves it when ``path`` is
+    given: the suffix picks the format, a name without one gets PNG and SVG; see
+    :func:`coschedule.plot.save_figure`).
 
     Several priorities: one panel per heuristic (a line per priority, Figs. 5 and 6 (a)-(e)) and
     a last panel with every heuristic under its best priority (lowest mean over the x values;
-    Figs. 5 (f) and 6 (f)). One priority: one panel, a line per heuristic (Fig. 4). The x axis is
-    ``qbar``, or ``P`` when only ``P`` varies.
+    Figs. 5 (f) and 6 (f)). Colour and marker say the priority in every panel, the line style
+    says the heuristic (in its own panel and in the last one); one legend. One priority: one
+    panel, a line per heuristic (Fig. 4; several campaigns side by side:
+    :func:`plot_side_by_side`). The x axis is ``qbar``, or ``P`` when only ``P`` varies. With
+    ``bands``, each curve carries its mean +- the pooled standard deviation of ``T / L(f)`` over
+    every scenario (``Group.pooled_std``): a shaded band, or error bars on one-priority panels.
     """
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
     if not groups:
         raise ValueError("nothing to plot: the database has no completed cell")
+    if len({g.priority for g in groups}) == 1:
+        return plot_side_by_side([(None, groups)], path, title=title, bands=bands)
+    from ..plot import new_figure, save_figure
+
     axis = _axis(groups)
     heurs = sorted({g.heuristic for g in groups}, key=lambda h: ORDER.index(h) if h in ORDER else 99)
     prios = sorted({g.priority for g in groups}, key=lambda p: PRIORITY_ORDER.index(p) if p in PRIORITY_ORDER else 99)
-    cell = {(g.heuristic, g.priority): [] for g in groups}  # type: dict[tuple[str, str], list[Group]]
+    cell: dict[tuple[str, str], list[Group]] = defaultdict(list)
     for g in groups:
         cell[(g.heuristic, g.priority)].append(g)
-    xlabel = r"$\bar q$" if axis == "qbar" else "P (processors)"
-    ylabel = "normalized makespan T / L(f)"
+    pstyle = {p: _priority_style(p, k) for k, p in enumerate(prios)}
+    hstyle = {h: HEURISTIC_LINESTYLE.get(h, "-") for h in heurs}
+    band = "band" if bands else None
 
-    def series(h: str, p: str) -> tuple[list[float], list[float]]:
-        gs = sorted(cell.get((h, p), []), key=lambda g: getattr(g, axis) or 0)
-        return [float(getattr(g, axis) or 0) for g in gs], [g.mean for g in gs]
+    npanels = len(heurs) + 1
+    cols = 3
+    rows = math.ceil(npanels / cols)
+    fig = new_figure(figsize=(4.0 * cols + 2.4, 3.2 * rows + 0.7))
+    flat = fig.subplots(rows, cols, sharey=True, squeeze=False).ravel()
+    best: dict[str, str] = {}
+    for i, h in enumerate(heurs):
+        ax = flat[i]
+        means = {}
+        for p in prios:
+            xs, ys, sds = _series(cell.get((h, p), []), axis)
+            if xs:
+                _draw(ax, xs, ys, sds, colour=pstyle[p][0], marker=pstyle[p][1], linestyle=hstyle[h], bands=band)
+                means[p] = math.fsum(ys) / len(ys)
+        best[h] = min(means, key=lambda p: means[p])
+        ax.set_title(f"({chr(97 + i)}) {pretty_heuristic(h)}")
+    ax = flat[len(heurs)]
+    for h in heurs:
+        xs, ys, sds = _series(cell.get((h, best[h]), []), axis)
+        p = best[h]
+        # no bands here: each curve has its band in its heuristic's panel
+        _draw(ax, xs, ys, sds, colour=pstyle[p][0], marker=pstyle[p][1], linestyle=hstyle[h], bands=None)
+    ax.set_title(f"({chr(97 + len(heurs))}) each heuristic, its best priority")
+    for k, ax in enumerate(flat[:npanels]):
+        ax.grid(alpha=0.3)
+        ax.set_xlabel(_xlabel_of(axis) if k >= npanels - cols else _math(axis))
+        if k % cols == 0:
+            ax.set_ylabel(YLABEL)
+        ax.tick_params(labelleft=True)
+    for extra in flat[npanels:]:
+        extra.set_visible(False)
+    # one legend: colour and marker = priority; line style = heuristic (with its best priority)
+    from matplotlib.lines import Line2D
 
-    markers = "osv^D<>xP"
-    if len(prios) == 1:
-        fig, ax = plt.subplots(figsize=(5.5, 4))
-        for i, h in enumerate(heurs):
-            xs, ys = series(h, prios[0])
-            ax.plot(xs, ys, marker=markers[i % len(markers)], label=pretty_heuristic(h))
-        ax.set_xlabel(xlabel)
-        ax.set_ylabel(ylabel)
-        ax.set_title(title or f"priority {prios[0]}")
+    handles = [Line2D([], [], ls="none", label="priority (colour, marker)")]
+    handles += [Line2D([], [], color=pstyle[p][0], marker=pstyle[p][1], ms=5, lw=1.3, label=p) for p in prios]
+    handles += [Line2D([], [], ls="none", label=" "), Line2D([], [], ls="none", label="heuristic (line; best priority)")]
+    handles += [Line2D([], [], color="black", ls=hstyle[h], lw=1.3, label=f"{pretty_heuristic(h)}; {best[h]}")
+                for h in heurs]
+    note = _band_note(band)
+    fixed = _fixed(groups, axis)
+    head = title or (f"normalized makespan against {_math(axis)}" + (f", {fixed}" if fixed else ""))
+    fig.suptitle(head + (f"\n{note}" if note else ""), fontsize=11)
+    fig.tight_layout(rect=(0, 0, 1 - 2.5 / fig.get_figwidth(), 1))
+    leg = fig.legend(handles=handles, loc="center left", bbox_to_anchor=(1 - 2.45 / fig.get_figwidth(), 0.5),
+                     fontsize=8, handlelength=3.2, frameon=False)
+    for text in leg.get_texts():
+        if text.get_text().startswith(("priority (", "heuristic (")):
+            text.set_fontweight("bold")
+    if path is not None:
+        save_figure(fig, path)
+    return fig
+
+
+def plot_side_by_side(
+    panels: Sequence[tuple[str | None, Sequence[Group]]],
+    path: str | Path | None = None,
+    *,
+    title: str | None = None,
+    bands: bool = True,
+) -> Figure:
+    """One panel per campaign, side by side with a shared y axis, a line per heuristic: the
+    paper's Fig. 4 (``[("(a)", fig4a_groups), ("(b)", fig4b_groups)]``, against ``qbar`` then
+    ``P``). Each set of groups must have one priority (filter the others out). A heuristic has
+    the same colour and marker in every panel (:data:`HEURISTIC_STYLE`); one legend; with
+    ``bands``, error bars of +- the pooled standard deviation. A panel's title is the given one,
+    or its letter and what it holds fixed. Returns the figure (saved when ``path`` is given)."""
+    if not panels:
+        raise ValueError("nothing to plot: no panel given")
+    for k, (_, gs) in enumerate(panels):
+        if not gs:
+            raise ValueError(f"panel {k + 1}: nothing to plot (no completed cell)")
+        prios = sorted({g.priority for g in gs})
+        if len(prios) != 1:
+            raise ValueError(f"panel {k + 1}: side-by-side panels need one priority each, got "
+                             f"{', '.join(prios)}; keep one (report --priority)")
+    from ..plot import new_figure, save_figure
+
+    every = [g for _, gs in panels for g in gs]
+    heurs = sorted({g.heuristic for g in every}, key=lambda h: ORDER.index(h) if h in ORDER else 99)
+    style = {h: _heuristic_style(h, k) for k, h in enumerate(heurs)}
+    band = "errorbar" if bands else None
+    n = len(panels)
+    fig = new_figure(figsize=(4.6 * n + 0.4, 4.3))
+    axes = fig.subplots(1, n, sharey=True, squeeze=False)[0]
+    for k, (ax, (sub, gs)) in enumerate(zip(axes, panels)):
+        axis = _axis(gs)
+        xs_all = sorted({_x(g, axis) for g in gs})
+        span = (xs_all[-1] - xs_all[0]) if len(xs_all) > 1 else 1.0
+        present = [h for h in heurs if any(g.heuristic == h for g in gs)]
+        for i, h in enumerate(present):
+            xs, ys, sds = _series([g for g in gs if g.heuristic == h], axis)
+            dodge = span * 0.014 * (i - (len(present) - 1) / 2)  # bars side by side, not on top
+            _draw(ax, xs, ys, sds, colour=style[h][0], marker=style[h][1], label=pretty_heuristic(h),
+                  bands=band, dodge=dodge)
+        fixed = _fixed(gs, axis)
+        letter = f"({chr(97 + k)})" if n > 1 else ""
+        ax.set_title(sub or " ".join(x for x in (letter, fixed) if x))
+        ax.set_xlabel(_xlabel_of(axis))
         ax.grid(alpha=0.3)
-        ax.legend(fontsize=8)
-    else:
-        npanels = len(heurs) + 1
-        cols = 3
-        rows = math.ceil(npanels / cols)
-        fig, axes = plt.subplots(rows, cols, figsize=(4.2 * cols, 3.3 * rows), sharey=True, squeeze=False)
-        flat = axes.ravel()
-        best = {}
-        for i, h in enumerate(heurs):
-            ax = flat[i]
-            for k, p in enumerate(prios):
-                xs, ys = series(h, p)
-                ax.plot(xs, ys, marker=markers[k % len(markers)], ms=4, label=p)
-            means = {p: math.fsum(series(h, p)[1]) / max(len(series(h, p)[1]), 1) for p in prios}
-            best[h] = min(means, key=lambda p: means[p])
-            ax.set_title(f"({chr(97 + i)}) {pretty_heuristic(h)}")
-            ax.grid(alpha=0.3)
-            ax.set_xlabel(xlabel)
-            if i % cols == 0:
-                ax.set_ylabel(ylabel)
-            if i == 0:
-                ax.legend(fontsize=7, ncol=2)
-        ax = flat[len(heurs)]
-        for i, h in enumerate(heurs):
-            xs, ys = series(h, best[h])
-            ax.plot(xs, ys, marker=markers[i % len(markers)], ms=4, label=f"{pretty_heuristic(h)} ({best[h]})")
-        ax.set_title(f"({chr(97 + len(heurs))}) best priority of each")
-        ax.grid(alpha=0.3)
-        ax.set_xlabel(xlabel)
-        ax.legend(fontsize=7)
-        for extra in flat[npanels:]:
-            extra.set_visible(False)
-        if title:
-            fig.suptitle(title)
-    fig.tight_layout()
-    base = Path(path)
-    stem = base.with_suffix("") if base.suffix.lower() in (".png", ".svg") else base
-    outs = [stem.with_suffix(".png"), stem.with_suffix(".svg")]
-    for o in outs:
-        o.parent.mkdir(parents=True, exist_ok=True)
-        fig.savefig(o, dpi=130)
-    plt.close(fig)
-    return outs
+        ax.tick_params(labelleft=True)
+    axes[0].set_ylabel(YLABEL)
+    from matplotlib.lines import Line2D
+
+    handles = [Line2D([], [], color=style[h][0], marker=style[h][1], ms=5, lw=1.3, label=pretty_heuristic(h))
+               for h in heurs]
+    note = _band_note(band)
+    if title or note:
+        fig.suptitle("\n".join(x for x in (title, note) if x), fontsize=11 if title else 9)
+    fig.tight_layout(rect=(0, 0.07 if n > 1 else 0.1, 1, 1))
+    fig.legend(handles=handles, loc="lower center", ncol=min(len(heurs), 5 if n > 1 else 2), fontsize=8,
+               frameon=False)
+    if path is not None:
+        save_figure(fig, path)
+    return fig

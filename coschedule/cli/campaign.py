@@ -27,12 +27,13 @@ from ..campaign import (
     load_spec,
     parse_values,
     plot_groups,
+    plot_side_by_side,
     run_campaign,
     summarize,
 )
 from ..campaign.spec import describe_sources, replace_spec
 from ..data import TRACES_ENV, spec_path
-from .common import Formatter
+from .common import Formatter, write_figure
 
 __all__ = ["register", "cmd_simulate", "cmd_report"]
 
@@ -58,6 +59,8 @@ REPORT_EPILOG = """\
 examples:
   coschedule report fig5.sqlite                            # summary tables
   coschedule report fig5.sqlite --plot docs/figures/fig5   # fig5.png and fig5.svg
+  coschedule report fig5.sqlite --plot fig5.pdf            # the suffix picks the format
+  coschedule report fig4a.sqlite fig4b.sqlite --plot fig4  # Fig. 4: two panels side by side
   coschedule report fig5.sqlite --csv cells.csv            # every cell, one row each
   coschedule report fig6.sqlite --json > fig6.json
   coschedule report kth.sqlite --qbar 0.1 --priority LPT
@@ -117,11 +120,15 @@ def register(sub: Any) -> None:
         "per heuristic and priority; the Table 1 layout), or export it.",
         epilog=REPORT_EPILOG,
     )
-    p.add_argument("db", help="campaign database written by coschedule simulate")
+    p.add_argument("db", nargs="+", metavar="DB",
+                   help="campaign database written by coschedule simulate; several: their tables one "
+                   "after the other and, with --plot, one panel each side by side (one priority each)")
     p.add_argument("--csv", metavar="FILE", help="write every cell as CSV ('-' for stdout)")
     p.add_argument("--json", action="store_true", help="print the spec, cells and groups as JSON")
     p.add_argument("--markdown", action="store_true", help="print the tables as Markdown")
-    p.add_argument("--plot", metavar="FILE", help="draw the paper's panels to FILE.png and FILE.svg")
+    p.add_argument("--plot", metavar="FILE",
+                   help="draw the paper's panels to FILE: the suffix picks the format (.png, .svg, .pdf, ...), "
+                   "none writes FILE.png and FILE.svg")
     p.add_argument("--title", help="figure title")
     p.add_argument("--qbar", type=float, help="only this qbar")
     p.add_argument("--P", dest="P", type=int, help="only this grid P")
@@ -233,18 +240,49 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     return 0
 
 
+def _keep(args: argparse.Namespace) -> Any:
+    """The row filter of ``report``'s --qbar, --P, --priority, --heuristics and --source."""
+    heur = {h.strip().lower() for h in args.heuristics.split(",")} if args.heuristics else None
+
+    def keep(r: dict[str, Any]) -> bool:
+        return ((args.qbar is None or abs(r["qbar"] - args.qbar) < 1e-12)
+                and (args.P is None or r["P_grid"] == args.P)
+                and (args.priority is None or r["priority"] == args.priority.upper())
+                and (heur is None or r["heuristic"] in heur)
+                and (args.source is None or r["source"] == args.source))
+
+    return keep
+
+
+def _report_several(args: argparse.Namespace) -> int:
+    """``report DB1 DB2 ...``: each database's tables, then (``--plot``) one panel each, side by
+    side (the paper's Fig. 4 from fig4a and fig4b)."""
+    if args.csv or args.json:
+        raise CampaignError("--csv and --json read one database; give one DB")
+    keep = _keep(args)
+    panels = []
+    for db in args.db:
+        cmd_report(argparse.Namespace(**{**vars(args), "db": [db], "plot": None}))
+        with ResultStore.open(db) as store:
+            groups = summarize(r for r in store.rows() if keep(r))
+        if not groups:
+            raise CampaignError(f"{db}: no completed cell matches; nothing to plot")
+        prios = sorted({g.priority for g in groups})
+        if args.plot and len(prios) > 1:
+            raise CampaignError(f"{db}: side-by-side panels need one priority per database, it has "
+                                f"{', '.join(prios)}; choose one with --priority")
+        panels.append((None, groups))
+    if args.plot:
+        write_figure(plot_side_by_side(panels, title=args.title), args.plot)
+    return 0
+
+
 def cmd_report(args: argparse.Namespace) -> int:
-    with ResultStore.open(args.db) as store:
-        heur = {h.strip().lower() for h in args.heuristics.split(",")} if args.heuristics else None
-
-        def keep(r: dict[str, Any]) -> bool:
-            return ((args.qbar is None or abs(r["qbar"] - args.qbar) < 1e-12)
-                    and (args.P is None or r["P_grid"] == args.P)
-                    and (args.priority is None or r["priority"] == args.priority.upper())
-                    and (heur is None or r["heuristic"] in heur)
-                    and (args.source is None or r["source"] == args.source))
-
-        groups = summarize(r for r in store.rows() if keep(r))
+    if len(args.db) > 1:
+        return _report_several(args)
+    db = args.db[0]
+    with ResultStore.open(db) as store:
+        groups = summarize(r for r in store.rows() if _keep(args)(r))
         if args.csv:
             if args.csv == "-":
                 export_csv(store, sys.stdout)
@@ -254,9 +292,8 @@ def cmd_report(args: argparse.Namespace) -> int:
                 print(f"{k} cells written to {args.csv}", file=sys.stderr)
         if args.plot:
             if not groups:
-                raise CampaignError(f"{args.db}: no completed cell matches; nothing to plot")
-            outs = plot_groups(groups, args.plot, title=args.title)
-            print("figure: " + ", ".join(str(o) for o in outs), file=sys.stderr)
+                raise CampaignError(f"{db}: no completed cell matches; nothing to plot")
+            write_figure(plot_groups(groups, title=args.title), args.plot)
         if args.json:
             export_json(store, sys.stdout, groups)
         elif args.markdown:
@@ -264,6 +301,6 @@ def cmd_report(args: argparse.Namespace) -> int:
         elif args.csv != "-":
             spec = store.spec_dict
             total = store.count()
-            print(f"campaign {spec.get('name')}: {total} cells, {spec.get('scenarios')} scenarios each ({args.db})")
+            print(f"campaign {spec.get('name')}: {total} cells, {spec.get('scenarios')} scenarios each ({db})")
             print(format_tables(groups))
     return 0

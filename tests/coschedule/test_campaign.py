@@ -486,10 +486,22 @@ def test_csv_and_json_exports_round_trip(reference_db):
 def test_plot_writes_png_and_svg(tmp_path, reference_db):
     pytest.importorskip("matplotlib")
     groups = summarize(numbers(reference_db).values())
-    outs = plot_groups(groups, tmp_path / "fig")
-    assert [o.suffix for o in outs] == [".png", ".svg"]
-    assert outs[0].read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
-    assert b"<svg" in outs[1].read_bytes()[:500]
+    fig = plot_groups(groups, tmp_path / "fig")  # no suffix: PNG and SVG
+    assert len([ax for ax in fig.axes if ax.get_visible()]) == 4  # 3 heuristics and the best of each
+    assert (tmp_path / "fig.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert b"<svg" in (tmp_path / "fig.svg").read_bytes()[:500]
+
+
+def test_groups_pool_the_cells_standard_deviations(reference_db):
+    rows = list(numbers(reference_db, arrays=True).values())
+    for g in summarize(rows):
+        ratios = np.concatenate([r["makespans"] / r["lower_bounds"] for r in rows
+                                 if (r["source"], r["P_grid"], r["qbar"], r["heuristic"], r["priority"])
+                                 == (g.source, g.P, g.qbar, g.heuristic, g.priority)])
+        assert ratios.size == g.sets * 30
+        assert math.isclose(g.pooled_std, float(ratios.std()), rel_tol=1e-9, abs_tol=1e-12)
+        assert math.isclose(g.mean, float(ratios.mean()), rel_tol=1e-12)
+        assert g.platform == 100
 
 
 def test_progress_line_has_rate_and_eta():
