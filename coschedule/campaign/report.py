@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
-from .store import COLUMNS, ResultStore
+from .store import COLUMNS, ResultStore, require_pandas
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -41,6 +41,7 @@ __all__ = [
     "export_json",
     "format_markdown",
     "format_tables",
+    "groups_to_dataframe",
     "plot_groups",
     "plot_side_by_side",
     "pretty_heuristic",
@@ -265,6 +266,21 @@ def format_markdown(groups: Sequence[Group]) -> str:
 
 
 # ----------------------------------------------------------------------------------- export
+
+
+def groups_to_dataframe(groups: Sequence[Group]) -> Any:
+    """The groups as a :class:`pandas.DataFrame`, one row per group in the order given, one
+    column per :class:`Group` field (``P`` and ``platform`` as nullable integers).
+
+    Needs pandas (the extra ``pandas``); raises :class:`~coschedule.errors.SolverUnavailable`
+    without it.
+    """
+    pd = require_pandas()
+    fields = list(Group.__dataclass_fields__)
+    df = pd.DataFrame.from_records([g.to_dict() for g in groups], columns=fields)
+    for col in ("P", "platform"):
+        df[col] = df[col].astype("Int64")
+    return df
 
 
 def export_csv(store: ResultStore, out: TextIO) -> int:

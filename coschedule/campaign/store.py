@@ -30,9 +30,10 @@ from typing import Any, Self
 
 import numpy as np
 
+from ..errors import SolverUnavailable
 from .spec import SPEC_FORMAT, CampaignError, CampaignSpec
 
-__all__ = ["COLUMNS", "DB_FORMAT", "ResultStore"]
+__all__ = ["COLUMNS", "DB_FORMAT", "ResultStore", "require_pandas"]
 
 DB_FORMAT = "coschedule/campaign-results"
 DB_VERSION = 1
@@ -149,6 +150,32 @@ class ResultStore:
                 row["makespans"] = _unblob(row["makespans"])
                 row["lower_bounds"] = _unblob(row["lower_bounds"])
             yield row
+
+    def to_dataframe(self, *, with_arrays: bool = False) -> Any:
+        """Every cell's row as a :class:`pandas.DataFrame`, one row per cell in id order, the
+        columns of :data:`COLUMNS` (``P_grid`` as a nullable integer, ``<NA>`` for the instances'
+        own P; ``seed`` as stored, a JSON list), and with ``with_arrays`` the object columns
+        ``makespans`` and ``lower_bounds`` (numpy arrays, ``None`` unless the campaign kept them).
+
+        Needs pandas (the extra ``pandas``); raises :class:`~coschedule.errors.SolverUnavailable`
+        without it.
+        """
+        pd = require_pandas()
+        cols = list(COLUMNS) + (["makespans", "lower_bounds"] if with_arrays else [])
+        df = pd.DataFrame.from_records(list(self.rows(with_arrays=with_arrays)), columns=cols)
+        df["P_grid"] = df["P_grid"].astype("Int64")
+        return df
+
+
+def require_pandas() -> Any:
+    """The ``pandas`` module, or :class:`~coschedule.errors.SolverUnavailable` naming the extra."""
+    try:
+        import pandas
+    except ImportError as e:
+        raise SolverUnavailable(
+            f"DataFrames need pandas ({e}); install it with: pip install 'coschedule-hpc[pandas]'"
+        ) from None
+    return pandas
 
 
 def _connect(p: Path) -> sqlite3.Connection:

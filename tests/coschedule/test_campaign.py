@@ -38,6 +38,7 @@ from coschedule.campaign import (
 )
 from coschedule.campaign.run import Progress
 from coschedule.campaign.spec import cell_id, expected_failures, replace_spec, spec_from_dict
+from coschedule.campaign.store import COLUMNS
 from coschedule.generators import random_rigid
 from coschedule.io import save_rigid_instance
 from coschedule.rigid import FailureScenario, SilentErrors, lower_bound, rigid_instance
@@ -520,3 +521,39 @@ def test_spec_from_dict_rejects_non_tables():
     with pytest.raises(CampaignError, match="expected a table"):
         spec_from_dict([1, 2])
     assert math.isfinite(small_spec().normalized().max_failures)
+
+
+# ------------------------------------------------------------------------------ pandas
+
+
+def test_store_and_groups_to_dataframe(reference_db):
+    pd = pytest.importorskip("pandas")
+    from coschedule.campaign import groups_to_dataframe
+
+    with ResultStore.open(reference_db) as store:
+        df = store.to_dataframe()
+        rows = list(store.rows())
+        arrays = store.to_dataframe(with_arrays=True)
+        groups = summarize(store.rows())
+    assert isinstance(df, pd.DataFrame) and list(df.columns) == list(COLUMNS) and len(df) == 36
+    assert df["id"].tolist() == [r["id"] for r in rows]
+    assert df["mean_ratio"].tolist() == [r["mean_ratio"] for r in rows]
+    assert str(df["P_grid"].dtype) == "Int64" and df["P_grid"].isna().all()
+    assert np.array_equal(arrays["makespans"].iloc[0], numbers(reference_db, arrays=True)[rows[0]["id"]]["makespans"])
+    gdf = groups_to_dataframe(groups)
+    assert len(gdf) == len(groups) == 12
+    assert list(gdf.columns)[:6] == ["source", "P", "qbar", "heuristic", "priority", "sets"]
+    assert gdf["mean"].tolist() == [g.mean for g in groups]
+    assert {"pooled_std", "platform"} <= set(gdf.columns)
+
+
+def test_dataframe_without_pandas_names_the_extra(reference_db, monkeypatch):
+    from coschedule.campaign import groups_to_dataframe
+    from coschedule.errors import SolverUnavailable
+
+    monkeypatch.setitem(sys.modules, "pandas", None)
+    with ResultStore.open(reference_db) as store:
+        with pytest.raises(SolverUnavailable, match=r"coschedule-hpc\[pandas\]"):
+            store.to_dataframe()
+    with pytest.raises(SolverUnavailable, match=r"coschedule-hpc\[pandas\]"):
+        groups_to_dataframe([])
