@@ -140,3 +140,16 @@ def test_stacked_schedules_share_the_time_axis_and_colours():
     assert all(len(up[j]) == 1 and up[j] == down[j] for j in up)  # one colour per job, in both panels
     with pytest.raises(ValueError):
         plot_rigid_schedules(inst, [])
+
+
+def test_stacked_coschedules_heuristic_above_optimum():
+    from coschedule.exact import solve_kinp
+    from coschedule.plot import plot_coschedules
+
+    inst = load_instance(ROOT / "instances" / "kinp" / "figure-1-1.json")
+    heur, best = pack_approx(inst, 3), solve_kinp(inst, 3).solution
+    fig = plot_coschedules(inst, [("Pack-Approx", heur), ("optimum", best)])
+    top, bottom = fig.axes
+    assert top.get_xlim() == bottom.get_xlim() and bottom.get_xlabel() == "time (s)"
+    assert len([p for p in top.patches if p.get_gid()]) == len([p for p in bottom.patches if p.get_gid()]) == inst.n
+    assert _labels(top) and _labels(bottom)
