@@ -388,7 +388,8 @@ def _fixed(groups: Sequence[Group], axis: str) -> str:
 
 
 def _draw(ax: Any, xs: list[float], ys: list[float], sds: list[float], *, colour: str, marker: str,
-          linestyle: Any = "-", label: str | None = None, bands: str | None = "band", dodge: float = 0.0) -> None:
+          linestyle: Any = "-", label: str | None = None, bands: str | None = "band", dodge: float = 0.0,
+          zorder: float = 2.0) -> None:
     """One curve, with its mean +- pooled standard deviation as a shaded band or error bars."""
     if bands == "errorbar":
         ax.plot(xs, ys, color=colour, marker=marker, ms=4, ls=linestyle, lw=1.4, label=label)
@@ -396,11 +397,11 @@ def _draw(ax: Any, xs: list[float], ys: list[float], sds: list[float], *, colour
         ax.errorbar([x + dodge for x in xs], ys, yerr=sds, fmt="none", ecolor=colour, elinewidth=0.9,
                     capsize=2, alpha=0.45)
         return
-    ax.plot(xs, ys, color=colour, marker=marker, ms=4, ls=linestyle, lw=1.3, label=label)
+    ax.plot(xs, ys, color=colour, marker=marker, ms=4, ls=linestyle, lw=1.3, label=label, zorder=zorder)
     if bands == "band":
         lo = [y - d for y, d in zip(ys, sds)]
         hi = [y + d for y, d in zip(ys, sds)]
-        ax.fill_between(xs, lo, hi, color=colour, alpha=0.10, lw=0)
+        ax.fill_between(xs, lo, hi, color=colour, alpha=0.08, lw=0)
 
 
 def _band_note(bands: str | None) -> str:
@@ -424,7 +425,8 @@ def plot_groups(
     Several priorities: one panel per heuristic (a line per priority, Figs. 5 and 6 (a)-(e)) and
     a last panel with every heuristic under its best priority (lowest mean over the x values;
     Figs. 5 (f) and 6 (f)). Colour and marker say the priority in every panel, the line style
-    says the heuristic (in its own panel and in the last one); one legend. One priority: one
+    says the heuristic (in its own panel and in the last one); one legend. The heuristics' panels
+    share their y axis; the last one has its own, to separate its close curves. One priority: one
     panel, a line per heuristic (Fig. 4; several campaigns side by side:
     :func:`plot_side_by_side`). The x axis is ``qbar``, or ``P`` when only ``P`` varies. With
     ``bands``, each curve carries its mean +- the pooled standard deviation of ``T / L(f)`` over
@@ -450,7 +452,9 @@ def plot_groups(
     cols = 3
     rows = math.ceil(npanels / cols)
     fig = new_figure(figsize=(4.0 * cols + 2.4, 3.2 * rows + 0.7))
-    flat = fig.subplots(rows, cols, sharey=True, squeeze=False).ravel()
+    flat = fig.subplots(rows, cols, squeeze=False).ravel()
+    for ax in flat[1:len(heurs)]:  # the heuristics' panels share y; the last one zooms on its curves
+        ax.sharey(flat[0])
     best: dict[str, str] = {}
     for i, h in enumerate(heurs):
         ax = flat[i]
@@ -463,11 +467,12 @@ def plot_groups(
         best[h] = min(means, key=lambda p: means[p])
         ax.set_title(f"({chr(97 + i)}) {pretty_heuristic(h)}")
     ax = flat[len(heurs)]
-    for h in heurs:
+    for k, h in enumerate(heurs):
         xs, ys, sds = _series(cell.get((h, best[h]), []), axis)
         p = best[h]
-        # no bands here: each curve has its band in its heuristic's panel
-        _draw(ax, xs, ys, sds, colour=pstyle[p][0], marker=pstyle[p][1], linestyle=hstyle[h], bands=None)
+        # no bands here: each curve has its band in its heuristic's panel; the first heuristics on top
+        _draw(ax, xs, ys, sds, colour=pstyle[p][0], marker=pstyle[p][1], linestyle=hstyle[h], bands=None,
+              zorder=3 + len(heurs) - k)
     ax.set_title(f"({chr(97 + len(heurs))}) each heuristic, its best priority")
     for k, ax in enumerate(flat[:npanels]):
         ax.grid(alpha=0.3)
