@@ -277,19 +277,19 @@ def bench_rlist(
         if progress:
             progress(f"{name}: warm-up (compilation) ...")
         misses = _compile_misses()
-        _, _, compile_s = _timed(makespans, inst, f[:1], name, priority)
+        _, _, compile_s = _timed(makespans, inst, f[:1], name, priority=priority)
         compiled = None if misses < 0 else _compile_misses() > misses
         if progress:
             progress(f"{name}: {scenarios} scenarios x {repeat} ...")
         best_cpu = best_wall = float("inf")
         for _ in range(repeat):
-            fast, cpu, wall = _timed(makespans, inst, f, name, priority)
+            fast, cpu, wall = _timed(makespans, inst, f, name, priority=priority)
             best_cpu, best_wall = min(best_cpu, cpu), min(best_wall, wall)
         ref_ms = identical = None
         if k:
             if progress:
                 progress(f"{name}: reference on {k} scenarios ...")
-            ref, cpu, _ = _timed(makespans, inst, f[:k], name, priority, backend="reference")
+            ref, cpu, _ = _timed(makespans, inst, f[:k], name, priority=priority, backend="reference")
             ref_ms = 1000 * cpu / k
             identical = bool(np.array_equal(fast[:k], ref))
         yield RlistRow(

@@ -57,7 +57,7 @@ PRIORITIES: dict[str, PriorityRule] = {
 }
 
 
-def priority_keys(instance: RigidInstance, rule: str | PriorityRule, seed: Seed = None) -> np.ndarray:
+def priority_keys(instance: RigidInstance, rule: str | PriorityRule, *, seed: Seed = None) -> np.ndarray:
     """One key per job (lower = higher priority) for a rule name or callable."""
     rng = as_generator(seed)
     if callable(rule):
@@ -73,9 +73,9 @@ def priority_keys(instance: RigidInstance, rule: str | PriorityRule, seed: Seed 
     return keys
 
 
-def priority_order(instance: RigidInstance, rule: str | PriorityRule, seed: Seed = None) -> np.ndarray:
+def priority_order(instance: RigidInstance, rule: str | PriorityRule, *, seed: Seed = None) -> np.ndarray:
     """``rank[j]``: the position of job ``j`` in the queue (0 = head); ties by index."""
-    keys = priority_keys(instance, rule, seed)
+    keys = priority_keys(instance, rule, seed=seed)
     order = np.lexsort((np.arange(instance.n), keys))
     rank = np.empty(instance.n, dtype=np.int64)
     rank[order] = np.arange(instance.n)

@@ -126,7 +126,7 @@ class _Run:
         self.procs = [int(p) for p in instance.procs]
         self.times = [float(t) for t in instance.times]
         self._failures = scenario.failures
-        rank = priority_order(instance, priority, seed)
+        rank = priority_order(instance, priority, seed=seed)
         self.rank = [int(r) for r in rank]
         self.job_at = [0] * instance.n  # job_at[r] = the job of rank r
         for j, r in enumerate(self.rank):

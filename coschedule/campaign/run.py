@@ -43,7 +43,7 @@ def simulate_cell(cell: Cell, backend: str = "auto") -> dict[str, Any]:
     rng = np.random.Generator(np.random.PCG64(np.random.SeedSequence(list(cell.scenario_seed))))
     failures = model.sample(inst, size=cell.scenarios, seed=rng)
     prio_rng = np.random.Generator(np.random.PCG64(np.random.SeedSequence(list(cell.priority_seed))))
-    T = makespans(inst, failures, cell.heuristic, cell.priority, seed=prio_rng, backend=backend)
+    T = makespans(inst, failures, cell.heuristic, priority=cell.priority, seed=prio_rng, backend=backend)
     L = lower_bounds(inst, failures)
     ratio = T / L
     row: dict[str, Any] = {

@@ -130,9 +130,9 @@ def makespans(
     instance: RigidInstance,
     scenarios: np.ndarray,
     heuristic: str,
+    *,
     priority: str | PriorityRule = "LPT",
     seed: Seed = None,
-    *,
     backend: str = "auto",
 ) -> np.ndarray:
     """Makespan of a resilient rigid heuristic on each of ``S`` failure scenarios.
@@ -200,7 +200,7 @@ def makespans(
         )
     if backend == "numba" and not jit.HAVE_NUMBA:
         raise SolverUnavailable("backend 'numba' needs numba: pip install 'coschedule[fast]'")
-    rank = priority_order(instance, priority, seed)
+    rank = priority_order(instance, priority, seed=seed)
     if f.shape[0] == 0:
         return np.empty(0)
     return BACKENDS[backend](instance, f, heuristic, rank)

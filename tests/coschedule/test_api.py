@@ -57,6 +57,22 @@ def test_registry_heuristics_take_priority_and_seed_by_keyword():
     assert fn(inst, sc, priority="LPT", seed=0) == r_list(inst, sc, m=0, priority="LPT")
 
 
+def test_fast_makespans_and_priority_order_take_priority_and_seed_by_keyword():
+    import numpy as np
+
+    from coschedule.heuristics.fast import makespans
+    from coschedule.heuristics.priorities import priority_order
+
+    inst = random_rigid(4, 4, seed=2)
+    f = np.zeros((2, 4), dtype=np.int64)
+    with pytest.raises(TypeError):
+        makespans(inst, f, "r-list-0", "LA")  # type: ignore[misc]
+    with pytest.raises(TypeError):
+        priority_order(inst, "RANDOM", 3)  # type: ignore[misc]
+    assert makespans(inst, f, "r-list-0", priority="LA", seed=0).shape == (2,)
+    assert sorted(priority_order(inst, "RANDOM", seed=3).tolist()) == [0, 1, 2, 3]
+
+
 def test_import_exact_exposes_rigid():
     code = "import coschedule.exact as e; print(e.rigid.solve_rigid_opt.__name__)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

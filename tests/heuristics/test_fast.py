@@ -46,7 +46,7 @@ def reference(instance, scenarios, name, priority="LPT", seed=None) -> np.ndarra
 
 
 def assert_same(instance, scenarios, name, priority="LPT", seed=None, backend="auto"):
-    got = makespans(instance, scenarios, name, priority, seed, backend=backend)
+    got = makespans(instance, scenarios, name, priority=priority, seed=seed, backend=backend)
     want = reference(instance, scenarios, name, priority, seed)
     np.testing.assert_array_equal(got, want, err_msg=f"{name} {priority} seed={seed}")
 
@@ -105,7 +105,7 @@ def test_arguments_are_checked():
     with pytest.raises(UnknownName, match="numba"):
         makespans(inst, np.zeros((1, 2), dtype=int), "r-list-0", backend="cuda")
     with pytest.raises(UnknownName, match="LPT"):
-        makespans(inst, np.zeros((1, 2), dtype=int), "r-list-0", "longest")
+        makespans(inst, np.zeros((1, 2), dtype=int), "r-list-0", priority="longest")
     with pytest.raises(InvalidInstance, match=r"shape \(S, 2\)"):
         makespans(inst, np.zeros((1, 3), dtype=int), "r-list-0")
     with pytest.raises(InvalidInstance, match="integers"):
@@ -175,7 +175,7 @@ def test_grouped_completions_move_an_old_reservation(m):
     not at its old reservation."""
     inst = rigid_instance([(1, 0.1 + 0.2), (1, 0.3), (1, 1.0)], 2)
     f = np.array([[0, 0, 0], [1, 0, 0], [0, 1, 0]])
-    got = makespans(inst, f, m, by_index, backend="numba")
+    got = makespans(inst, f, m, priority=by_index, backend="numba")
     np.testing.assert_array_equal(got, reference(inst, f, m, by_index))
     assert got[0] == 0.1 + 0.2 + 1.0
 
@@ -193,7 +193,7 @@ def test_incremental_r_list_q_equals_fresh_rounds(priority):
     ]
     for inst, qbar in cases_:
         f = sampled(inst, qbar, 150, seed=8)
-        rank = priority_order(inst, priority, 9)
+        rank = priority_order(inst, priority, seed=9)
         job_at = np.empty_like(rank)
         job_at[rank] = np.arange(inst.n)
         args = (inst.P, np.array(inst.procs), np.array(inst.times), rank, job_at, f, inst.n)
@@ -201,7 +201,7 @@ def test_incremental_r_list_q_equals_fresh_rounds(priority):
         fresh = list_kernels._list_makespans(*args, False, *tol)
         kept = list_kernels._list_makespans(*args, True, *tol)
         np.testing.assert_array_equal(kept, fresh)
-        np.testing.assert_array_equal(kept, makespans(inst, f, "r-list-q", priority, 9))
+        np.testing.assert_array_equal(kept, makespans(inst, f, "r-list-q", priority=priority, seed=9))
 
 
 @needs_numba
@@ -211,7 +211,7 @@ def test_random_priority_is_drawn_once():
     inst = synthetic_rigid(30, 3000, seed=2)
     f = sampled(inst, 0.3, 5, 3)
     for name in NAMES:
-        got = makespans(inst, f, name, "RANDOM", np.random.default_rng(11))
+        got = makespans(inst, f, name, priority="RANDOM", seed=np.random.default_rng(11))
         np.testing.assert_array_equal(got, reference(inst, f, name, "RANDOM", 11))
 
 
@@ -223,7 +223,7 @@ def test_fallback_without_numba(monkeypatch, name):
     monkeypatch.setattr(jit, "HAVE_NUMBA", False)
     inst = synthetic_rigid(20, 2000, seed=5)
     f = sampled(inst, 0.5, 3, 6)
-    got = makespans(inst, f, name, "RANDOM", np.random.default_rng(4))
+    got = makespans(inst, f, name, priority="RANDOM", seed=np.random.default_rng(4))
     np.testing.assert_array_equal(got, reference(inst, f, name, "RANDOM", 4))
     assert_same(inst, f, name, "LA")
     with pytest.raises(SolverUnavailable, match="numba"):

@@ -105,7 +105,7 @@ def test_without_failures_conservative_keeps_its_first_plan(case, priority, seed
     instance, none = case
     schedule = r_list(instance, none, m="Q", priority=priority, seed=seed)
     validate_rigid(instance, none, schedule)
-    rank = priority_order(instance, priority, seed)
+    rank = priority_order(instance, priority, seed=seed)
     plan = _conservative_plan(instance, sorted(range(instance.n), key=lambda j: rank[j]))
     got = {e.job: e.start for e in schedule.executions}
     for j in range(instance.n):

@@ -73,7 +73,7 @@ def rigid_cases(draw, *, n=(1, 10), P=(1, 12), max_failures=3, integral=None):
 
 
 def queue_order(instance, priority, seed=None) -> list[int]:
-    rank = priority_order(instance, priority, seed)
+    rank = priority_order(instance, priority, seed=seed)
     return sorted(range(instance.n), key=lambda j: rank[j])
 
 

@@ -295,7 +295,7 @@ def test_makespans_runs_the_reference(name):
     f = SilentErrors.from_qbar(inst, 0.5).sample(inst, size=4, seed=4)
     fn = RIGID_HEURISTICS[name]
     want = np.array([fn(inst, FailureScenario(tuple(int(x) for x in row)), priority="LA").makespan for row in f])
-    np.testing.assert_array_equal(makespans(inst, f, name, "LA"), want)
-    np.testing.assert_array_equal(makespans(inst, f, name.upper(), "LA", backend="reference"), want)
+    np.testing.assert_array_equal(makespans(inst, f, name, priority="LA"), want)
+    np.testing.assert_array_equal(makespans(inst, f, name.upper(), priority="LA", backend="reference"), want)
     with pytest.raises(SolverUnavailable, match="no numba kernel"):
         makespans(inst, f, name, backend="numba")
