@@ -69,8 +69,10 @@ from coschedule.results import ExactResult, Status
 from coschedule.rigid import FailureScenario, RigidInstance, SilentErrors, lower_bound
 from coschedule.rng import Seed
 from coschedule.schedule import Execution, Outcome, Schedule
+from coschedule.timelimit import Deadline
 from coschedule.validate import validate_rigid
 
+from .mip import cpsat_solve
 from .units import time_unit_for
 
 __all__ = [
@@ -527,6 +529,21 @@ def _cp_solver(time_limit: float | None, threads: int | None) -> Any:
     return solver
 
 
+def _solve_within(solver: Any, model: Any, deadline: Deadline) -> Any:
+    """CP-SAT within what is left of the limit (:mod:`coschedule.timelimit`: a millisecond when
+    building the model used it all; the caller keeps its heuristic schedule)."""
+    return cpsat_solve(solver, model, deadline)
+
+
+def _limit_info(code: Any, time_limit: float | None, t0: float) -> dict[str, str]:
+    """``{"time_limit_reached": ...}`` when the limit stopped the solve before a proof."""
+    from ortools.sat.python import cp_model
+
+    if time_limit is None or code == cp_model.OPTIMAL or time.perf_counter() - t0 < time_limit:
+        return {}
+    return {"time_limit_reached": "time limit reached before CP-SAT proved optimality"}
+
+
 def solve_rigid_opt(
     instance: RigidInstance,
     scenario: FailureScenario,
@@ -635,8 +652,8 @@ def solve_rigid_opt(
                 cp.model.add_hint(var, v)
         cp.model.add_hint(cp.makespan, max(s + di for s, di in zip(h_starts, d)))
 
-    solver = _cp_solver(time_limit, threads)
-    code = solver.solve(cp.model)
+    solver = _cp_solver(None, threads)
+    code = _solve_within(solver, cp.model, Deadline.after(time_limit, t0))
     if code in (cp_model.INFEASIBLE, cp_model.MODEL_INVALID):
         raise RuntimeError(
             f"CP-SAT says {solver.status_name(code)} on a model with a known solution (a bug)"
@@ -677,6 +694,7 @@ def solve_rigid_opt(
         "lower_bound_L": lb_f,
         "branches": solver.num_branches,
         "wall_time": solver.wall_time,
+        **_limit_info(code, time_limit, t0),
     }
     return ExactResult(
         status,
@@ -840,8 +858,8 @@ def solve_shelf_opt(
     cp = build_shelf_cp(instance, scenario, time_unit=unit, shelves=slots)
     # the greedy bounds the number of slots but is not hinted (hints slowed the proofs down)
     greedy_sorted = sorted(greedy, key=lambda sh: -max(dur[j] for j in sh))
-    solver = _cp_solver(time_limit, threads)
-    code = solver.solve(cp.model)
+    solver = _cp_solver(None, threads)
+    code = _solve_within(solver, cp.model, Deadline.after(time_limit, t0))
     if code in (cp_model.INFEASIBLE, cp_model.MODEL_INVALID):
         raise RuntimeError(
             f"CP-SAT says {solver.status_name(code)} on a model with a known solution (a bug)"
@@ -880,6 +898,7 @@ def solve_shelf_opt(
         "shelves": used,
         "branches": solver.num_branches,
         "wall_time": solver.wall_time,
+        **_limit_info(code, time_limit, t0),
     }
     return ExactResult(
         status,
