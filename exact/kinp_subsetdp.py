@@ -52,7 +52,7 @@ def solve_subset_dp(
     ``time_limit`` (seconds) or ``deadline`` stops it between two blocks of sets: the result is
     then ``UNKNOWN`` (the DP has no solution before its end) with ``info["time_limit_reached"]``.
     """
-    n, p = instance.n, instance.p
+    n = instance.n
     if k < 1:
         raise InvalidInstance(f"k must be >= 1, got {k}")
     k = min(k, n)

@@ -20,7 +20,7 @@ import sys
 import threading
 import time
 from collections.abc import Iterable
-from typing import Any, TextIO
+from typing import Any, Self, TextIO
 
 __all__ = ["HEURISTIC_WEIGHTS", "REFERENCE_WEIGHTS", "Progress", "campaign_costs", "cell_cost"]
 
@@ -205,7 +205,7 @@ class Progress:
         elif self.mode == "log":
             self._log(final=True)
 
-    def __enter__(self) -> Progress:
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(self, *exc: object) -> None:

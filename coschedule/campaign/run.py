@@ -12,7 +12,6 @@ import contextlib
 import importlib.util
 import itertools
 import os
-import sys
 import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
@@ -27,7 +26,7 @@ from .progress import Progress, campaign_costs, total_cost
 from .spec import CampaignSpec, Cell
 from .store import ResultStore
 
-__all__ = ["HAVE_NUMBA", "NO_NUMBA_NOTE", "Progress", "RunSummary", "run_campaign", "simulate_cell"]
+__all__ = ["HAVE_NUMBA", "NO_NUMBA_NOTE", "Progress", "RunSummary", "cell_inputs", "run_campaign", "simulate_cell"]
 
 
 #: how long ``--dask ADDRESS`` waits for the scheduler before giving up
@@ -45,17 +44,26 @@ NO_NUMBA_NOTE = (
 )
 
 
-def simulate_cell(cell: Cell, backend: str = "auto") -> dict[str, Any]:
-    """Simulate one cell on its ``N`` scenarios; the row the store keeps."""
-    from coschedule.rigid import SilentErrors, lower_bounds
-    from coschedule.heuristics.fast import makespans
+def cell_inputs(cell: Cell) -> tuple[Any, np.ndarray, np.random.Generator]:
+    """The cell's instance, its ``(N, n)`` failure scenarios and the generator of its RANDOM
+    priority, all from the cell's seeds (what :func:`simulate_cell` simulates)."""
+    from coschedule.rigid import SilentErrors
 
-    t0 = time.perf_counter()
     inst = cell.instance()
     model = SilentErrors.from_qbar(inst, cell.qbar)
     rng = np.random.Generator(np.random.PCG64(np.random.SeedSequence(list(cell.scenario_seed))))
     failures = model.sample(inst, cell.scenarios, seed=rng)
     prio_rng = np.random.Generator(np.random.PCG64(np.random.SeedSequence(list(cell.priority_seed))))
+    return inst, failures, prio_rng
+
+
+def simulate_cell(cell: Cell, backend: str = "auto") -> dict[str, Any]:
+    """Simulate one cell on its ``N`` scenarios; the row the store keeps."""
+    from coschedule.heuristics.fast import makespans
+    from coschedule.rigid import lower_bounds
+
+    t0 = time.perf_counter()
+    inst, failures, prio_rng = cell_inputs(cell)
     T = makespans(inst, failures, cell.heuristic, cell.priority, seed=prio_rng, backend=backend)
     L = lower_bounds(inst, failures)
     ratio = T / L

@@ -507,7 +507,7 @@ def test_progress_eta_weighs_work_not_cells():
 
 def test_cell_cost_estimator():
     # R-List-Q is the costliest per attempt, the shelves the cheapest; cost grows with attempts
-    base = dict(n=100, expected_attempts=150.0, scenarios=1000)
+    base = {"n": 100, "expected_attempts": 150.0, "scenarios": 1000}
     assert cell_cost("r-list-q", **base) > cell_cost("r-list-1", **base) > cell_cost("r-list-0", **base)
     assert cell_cost("r-list-0", **base) > cell_cost("r-shelffill-b", **base)
     assert cell_cost("r-list-q", 100, 8000.0, 1000) > 20 * cell_cost("r-list-q", 100, 150.0, 1000)

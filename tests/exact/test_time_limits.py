@@ -100,12 +100,11 @@ def test_rigid_optimum_keeps_its_time_limit():
 
 def test_cli_solve_time_limit(capsys):
     """``coschedule solve --method ilp --solver cbc --time-limit 1``, the whole command."""
-    from coschedule.cli import main
-
     import json
     import tempfile
     from pathlib import Path
 
+    from coschedule.cli import main
     from coschedule.io import save_instance
 
     with tempfile.TemporaryDirectory() as tmp:
