@@ -175,7 +175,7 @@ def _bench_rlist(args: argparse.Namespace, tty: bool) -> int:
                 print(f"baseline: {args.baseline_binary} (the authors' simulator's interface; its whole run "
                       "per scenario, start-up and file reading included)")
             print(f"{'heuristic':<15} {'fast':>9} {'reference':>10} {'speedup':>8} {'identical':>9} "
-                  f"{base:>9} {'agree':>9}  backend (compile)", flush=True)
+                  f"{base:>9} {'agree':>12}  backend (compile)", flush=True)
         for row in bench_rlist(heuristics, n=args.jobs, P=P, qbar=args.qbar, scenarios=scenarios,
                                reference_scenarios=min(100, scenarios), priority=args.priority,
                                seed=args.seed, progress=ticker, baseline=args.baseline_binary):
@@ -187,9 +187,9 @@ def _bench_rlist(args: argparse.Namespace, tty: bool) -> int:
                     agree = (f"{row.baseline_agree}/{row.scenarios}" if row.baseline_agree is not None
                              else "random")
                 else:
-                    b, agree = f"{'not':>9}", "measured"
+                    b, agree = f"{'-':>9}", "not measured"
                 print(f"{row.heuristic:<15} {row.fast_ms:9.4f} {_fmt(row.reference_ms, '.3f', 10)} "
-                      f"{_fmt(row.speedup, '.1f', 8)} {row.identical!s:>9} {b} {agree:>9}  "
+                      f"{_fmt(row.speedup, '.1f', 8)} {row.identical!s:>9} {b} {agree:>12}  "
                       f"{row.backend} ({row.compile_s:.2f} s)", flush=True)
     finally:
         ticker.close()
