@@ -149,7 +149,7 @@ class Progress:
             self._bar = tqdm(
                 total=max(self.total_cost, 1e-12), initial=self.start_cost, file=self.stream,
                 dynamic_ncols=True, leave=True, desc=label, smoothing=0, mininterval=0,
-                bar_format="{desc} {percentage:3.0f}%|{bar}| {postfix}",
+                bar_format="{desc} {percentage:3.0f}%|{bar}| {unit}",
             )
             self._draw()
         if self.mode != "off":
@@ -175,10 +175,15 @@ class Progress:
         rate = done / max(now - self.t0, 1e-9)
         return max(0.0, self.total_cost - self.done_cost) / rate
 
-    def status(self, now: float | None = None) -> str:
-        """``123/10500 cells (31.2% of the estimated work), 0:10:00 elapsed, ETA 0:22:03``."""
+    def status(self, now: float | None = None, *, short: bool = False) -> str:
+        """``123/10500 cells (31.2% of the estimated work), 0:10:00 elapsed, ETA 0:22:03``;
+        ``short``, for the bar (which shows the share itself, and is cut at the terminal's
+        width): ``123/10500 cells, ETA 0:22:03, 0:10:00 elapsed``."""
         now = time.monotonic() if now is None else now
         eta = self.eta(now)
+        if short:
+            return (f"{self.done:,}/{self.total:,} {self.unit}, ETA {'?' if eta is None else _clock(eta)}, "
+                    f"{_clock(now - self.t0)} elapsed")
         share = 100.0 * self.done_cost / self.total_cost if self.total_cost > 0 else 100.0
         return (f"{self.done:,}/{self.total:,} {self.unit} ({share:.1f}% of the estimated work), "
                 f"{_clock(now - self.t0)} elapsed, ETA {'?' if eta is None else _clock(eta)}")
@@ -227,7 +232,7 @@ class Progress:
             if bar is None:
                 return
             bar.n = min(self.done_cost, bar.total)
-            bar.set_postfix_str(self.status(), refresh=False)
+            bar.unit = self.status(short=True)  # shown by the bar format's {unit}
             bar.refresh()
 
     def _log(self, final: bool = False) -> None:
