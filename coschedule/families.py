@@ -23,11 +23,14 @@ from __future__ import annotations
 import math
 from typing import NamedTuple
 
+from .errors import InvalidInstance
 from .rigid import FailureScenario, RigidInstance, RigidJob
 from .schedule import Execution, Outcome, Schedule
 
 __all__ = [
+    "PROP3_MAX_P",
     "PROP4_MAX_JOBS",
+    "PROP4_MAX_P",
     "Prop3Claims",
     "Prop4Claims",
     "prop3_instance",
@@ -39,8 +42,15 @@ __all__ = [
     "prop4_sets",
 ]
 
-#: refuse to build a Proposition 4 instance with more jobs than this (it has ``P + P^P - 1``)
-PROP4_MAX_JOBS = 1_000_000
+#: the largest P of :func:`prop3_instance`: ``P (P + 1) / 2`` attempts, 500,500 for P = 1000,
+#: which ``coschedule counterexample prop3`` runs in about 10 s and 350 MB
+PROP3_MAX_P = 1000
+#: the largest P of :func:`prop4_instance`: ``P + P^P - 1`` jobs, 46,661 for P = 6 (about 20 s
+#: for ``coschedule counterexample prop4 --no-solve``); P = 7 has 823,549 jobs and 137,257
+#: shelves, out of reach of the shelf heuristics' reference code
+PROP4_MAX_P = 6
+#: jobs of the largest Proposition 4 instance built (``P + P^P - 1`` at :data:`PROP4_MAX_P`)
+PROP4_MAX_JOBS = PROP4_MAX_P + PROP4_MAX_P**PROP4_MAX_P - 1
 
 
 class Prop3Claims(NamedTuple):
@@ -88,8 +98,15 @@ def prop3_instance(P: int) -> tuple[RigidInstance, FailureScenario]:
     >>> inst, f = prop3_instance(4)
     >>> [round(job.time, 3) for job in inst.jobs], f.failures
     ([1.0, 0.5, 0.333, 0.25], (0, 1, 2, 3))
+
+    ``P`` above :data:`PROP3_MAX_P` raises :class:`~coschedule.errors.InvalidInstance`.
     """
     _check_P(P)
+    if P > PROP3_MAX_P:
+        raise InvalidInstance(
+            f"prop3 with P = {P} has {P * (P + 1) // 2:,} job attempts; the largest P this toolkit "
+            f"builds is {PROP3_MAX_P} ({PROP3_MAX_P * (PROP3_MAX_P + 1) // 2:,} attempts)"
+        )
     jobs = tuple(RigidJob(1, 1.0 / j, name=f"J{j}") for j in range(1, P + 1))
     instance = RigidInstance(jobs, P, name=f"prop3-P{P}")
     return instance, FailureScenario(tuple(range(P)))
@@ -141,8 +158,8 @@ def prop4_instance(P: int, eps: float = 1e-3) -> tuple[RigidInstance, FailureSce
       slightly longer than the next set's large job, so LPT takes the sets in order.
 
     Jobs are stored set by set, the large job first (see :func:`prop4_sets`). There are
-    ``P + P^P - 1`` jobs (29 for ``P = 3``, 259 for ``P = 4``, 3129 for ``P = 5``); more than
-    :data:`PROP4_MAX_JOBS` raises ``ValueError``. ``eps`` must be positive; the optimum is
+    ``P + P^P - 1`` jobs (29 for ``P = 3``, 259 for ``P = 4``, 3129 for ``P = 5``); ``P`` above
+    :data:`PROP4_MAX_P` raises :class:`~coschedule.errors.InvalidInstance`. ``eps`` must be positive; the optimum is
     below 2 when ``eps < 1/(P-1)`` (see :func:`prop4_claims`).
 
     >>> inst, f = prop4_instance(2, eps=0.5)
@@ -152,9 +169,11 @@ def prop4_instance(P: int, eps: float = 1e-3) -> tuple[RigidInstance, FailureSce
     _check_P(P)
     if not (math.isfinite(eps) and eps > 0):
         raise ValueError(f"eps must be positive and finite, got {eps!r}")
-    n = P + P**P - 1
-    if n > PROP4_MAX_JOBS:
-        raise ValueError(f"prop4_instance({P}) has {n} jobs > PROP4_MAX_JOBS = {PROP4_MAX_JOBS}")
+    if P > PROP4_MAX_P:
+        raise InvalidInstance(
+            f"prop4 with P = {P} has {P + P**P - 1:,} jobs (P + P^P - 1); the largest P this toolkit "
+            f"builds is {PROP4_MAX_P} ({PROP4_MAX_JOBS:,} jobs)"
+        )
     jobs: list[RigidJob] = []
     failures: list[int] = []
     for i in range(1, P + 1):

@@ -25,6 +25,7 @@ import time
 from coschedule.errors import InvalidInstance, unknown_name
 from coschedule.model import CoSchedule, MoldableInstance
 from coschedule.results import ExactResult, Status
+from coschedule.timelimit import TIME_LIMIT_MARGIN, Deadline, TimeLimitReached
 
 from .exhaustive import solve_exhaustive
 from .kinp_ilp import build_kinp_ilp, decode_kinp_ilp
@@ -33,7 +34,7 @@ from .kinp_setcover import build_kinp_setcover, decode_kinp_setcover, start_vect
 from .kinp_subsetdp import MAX_N as SUBSETDP_MAX_N
 from .kinp_subsetdp import MAX_WORK as SUBSETDP_MAX_WORK
 from .kinp_subsetdp import solve_subset_dp, subset_dp_work
-from .mip import BACKENDS, MIP_REL_GAP, MipSolution, available_backends, default_backend, solve_mip
+from .mip import BACKENDS, MIP_REL_GAP, MipSolution, available_backends, default_backend, preload, solve_mip
 from .lns import lns_packs
 from .units import time_unit_for
 
@@ -44,6 +45,7 @@ from . import rigid
 __all__ = [
     "METHODS",
     "rigid",
+    "TIME_LIMIT_MARGIN",
     "solve_kinp",
     "auto_method",
     "available_backends",
@@ -161,8 +163,11 @@ def solve_kinp(
     solver
         Backend for the method (see the module table); ``None`` picks the best available.
     time_limit
-        Seconds; a run stopped by it is reported ``FEASIBLE`` (with a bound when the backend
-        gives one) or ``UNKNOWN``, never ``OPTIMAL``.
+        Seconds for the whole call (building the model, solving, decoding): it returns within
+        ``time_limit + TIME_LIMIT_MARGIN`` (:mod:`coschedule.timelimit`) for every method and
+        backend. A run stopped by it is reported ``FEASIBLE`` (with a bound when the backend
+        gives one) or ``UNKNOWN``, never ``OPTIMAL``, and ``info["time_limit_reached"]`` says
+        during which step ("time limit reached while building the model").
     time_unit
         Round every time to this unit, making the model integral (CP-SAT always needs one: by
         default :func:`coschedule.exact.units.time_unit_for`; the matching has its own default). The
@@ -176,15 +181,18 @@ def solve_kinp(
         raise unknown_name("method", method, METHODS)
     if m == "auto":
         m = auto_method(instance, k) if solver is None else _method_for_solver(solver.lower(), instance, k)
+    if m in ("setcover", "ilp"):
+        preload(default_backend() if solver is None else solver)  # imports are not counted
     t0 = time.perf_counter()
+    deadline = Deadline.after(time_limit, t0)
     if m == "subsetdp":
         if solver not in (None, "numpy"):
             raise unknown_name("solver for subsetdp", solver, ["numpy"])
-        return solve_subset_dp(instance, k)
+        return solve_subset_dp(instance, k, deadline=deadline)
     if m == "exhaustive":
         if solver not in (None, "python"):
             raise unknown_name("solver for exhaustive", solver, ["python"])
-        return solve_exhaustive(instance, k)
+        return solve_exhaustive(instance, k, deadline=deadline)
     if m == "matching":
         if min(k, instance.p) != 2:
             raise InvalidInstance(
@@ -195,33 +203,39 @@ def solve_kinp(
         backend = solver or "auto"  # already lower-case
         if backend not in MATCHING_BACKENDS:
             raise unknown_name("solver for matching", backend, MATCHING_BACKENDS)
-        return solve_matching(instance, backend=backend, time_unit=time_unit)
+        return solve_matching(instance, backend=backend, time_unit=time_unit, deadline=deadline)
     backend = default_backend() if solver is None else solver.lower()
     if backend not in BACKENDS:
         raise unknown_name("solver", backend, list(BACKENDS))
     if backend == "cpsat" and time_unit is None:
         time_unit = time_unit_for(instance.time_matrix)  # CP-SAT needs integers
+    info: dict = {}
+    if time_unit is not None:
+        info["time_unit"] = time_unit
+    try:
+        if m == "setcover":
+            model, cols = build_kinp_setcover(instance, k, time_unit=time_unit, deadline=deadline)
+        else:
+            model = build_kinp_ilp(instance, k, time_unit=time_unit, deadline=deadline)
+    except TimeLimitReached as e:
+        return ExactResult(Status.UNKNOWN, None, None, None, m, backend, time.perf_counter() - t0,
+                           info={**info, "time_limit_reached": str(e)})
+    info["build_time"] = time.perf_counter() - t0
     if m == "setcover":
-        model, cols = build_kinp_setcover(instance, k, time_unit=time_unit)
-        info = {"columns": cols.count, "candidates": cols.enumerated, "build_time": time.perf_counter() - t0}
+        info.update(columns=cols.count, candidates=cols.enumerated)
         start = None
         if instance.n > LNS_MIN_N:
             packs, lns_cost = lns_packs(instance, k, max_seconds=_budget(time_limit, t0, 0.1))
             start = start_vector(cols, packs, instance.p)
             info["lns_cost"] = lns_cost
-        remaining = None if time_limit is None else max(0.0, time_limit - (time.perf_counter() - t0))
-        sol = solve_mip(model, backend, time_limit=remaining, threads=threads, start=start)
+        sol = solve_mip(model, backend, deadline=deadline, threads=threads, start=start)
         if sol.x is None and start is not None:  # the solver found nothing better in time
             sol = dataclasses.replace(sol, x=start, status=Status.FEASIBLE)
         cs = decode_kinp_setcover(instance, cols, sol) if sol.x is not None else None
     else:  # ilp
-        model = build_kinp_ilp(instance, k, time_unit=time_unit)
-        info = {"variables": model.num_vars, "rows": model.num_rows, "build_time": time.perf_counter() - t0}
-        remaining = None if time_limit is None else max(0.0, time_limit - (time.perf_counter() - t0))
-        sol = solve_mip(model, backend, time_limit=remaining, threads=threads)
+        info.update(variables=model.num_vars, rows=model.num_rows)
+        sol = solve_mip(model, backend, deadline=deadline, threads=threads)
         cs = decode_kinp_ilp(instance, sol) if sol.x is not None else None
-    if time_unit is not None:
-        info["time_unit"] = time_unit
     return _from_mip(instance, m, sol, cs, model.rounding, t0, info)
 
 

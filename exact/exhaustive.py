@@ -16,6 +16,7 @@ from functools import lru_cache
 from coschedule.errors import InvalidInstance
 from coschedule.model import CoSchedule, MoldableInstance
 from coschedule.results import ExactResult, Status
+from coschedule.timelimit import Deadline, TimeLimitReached
 
 from .onepack_dp import one_pack_dp, one_pack_dp_cost
 
@@ -25,17 +26,25 @@ __all__ = ["solve_exhaustive", "MAX_N"]
 MAX_N = 16
 
 
-def solve_exhaustive(instance: MoldableInstance, k: int) -> ExactResult:
-    """Optimal k-in-p co-schedule by exhaustive search (status ``OPTIMAL`` or ``INFEASIBLE``)."""
+def solve_exhaustive(
+    instance: MoldableInstance, k: int, *, time_limit: float | None = None, deadline: Deadline | None = None,
+) -> ExactResult:
+    """Optimal k-in-p co-schedule by exhaustive search (status ``OPTIMAL`` or ``INFEASIBLE``;
+    ``UNKNOWN`` when ``time_limit`` seconds or ``deadline`` stop it, checked every 256 packs priced)."""
     n = instance.n
     if n > MAX_N:
         raise InvalidInstance(f"exhaustive search is limited to n <= {MAX_N} tasks (got {n})")
     if k < 1:
         raise InvalidInstance(f"k must be >= 1, got {k}")
     t0 = time.perf_counter()
+    deadline = Deadline.after(time_limit, t0) if deadline is None else deadline
+    calls = [0]
 
     @lru_cache(maxsize=None)
     def pack_cost(mask: int) -> float:
+        calls[0] += 1
+        if calls[0] % 256 == 0:
+            deadline.check("searching the set partitions")
         return one_pack_dp_cost(instance, [i for i in range(n) if mask >> i & 1])
 
     @lru_cache(maxsize=None)
@@ -60,7 +69,11 @@ def solve_exhaustive(instance: MoldableInstance, k: int) -> ExactResult:
         return best_val, best_pack
 
     full = (1 << n) - 1
-    value, _ = best(full)
+    try:
+        value, _ = best(full)
+    except TimeLimitReached as e:
+        return ExactResult(Status.UNKNOWN, None, None, None, "exhaustive", "python", time.perf_counter() - t0,
+                           info={"time_limit_reached": str(e)})
     elapsed = time.perf_counter() - t0
     if math.isinf(value):
         return ExactResult(Status.INFEASIBLE, None, None, None, "exhaustive", "python", elapsed)

@@ -24,6 +24,7 @@ import numpy as np
 
 from coschedule.errors import InvalidInstance
 from coschedule.model import CoSchedule, MoldableInstance, Pack
+from coschedule.timelimit import Deadline
 
 from .mip import MipBuilder, MipModel, MipSolution
 from .units import to_units
@@ -36,9 +37,12 @@ def _index(i: int, j: int, b: int, n: int, p: int) -> int:
 
 
 def build_kinp_ilp(
-    instance: MoldableInstance, k: int, *, time_unit: float | None = None
+    instance: MoldableInstance, k: int, *, time_unit: float | None = None, deadline: Deadline | None = None,
 ) -> MipModel:
     """Model (1.12) for ``instance`` and ``k``.
+
+    With a ``deadline`` the clock is looked at every task of the rows (iv) (``n p n`` rows), and
+    :class:`~coschedule.timelimit.TimeLimitReached` is raised once it has passed.
 
     With ``time_unit`` the times are rounded to integers of that unit and ``y`` is integer, so
     that CP-SAT can take the model; the objective is then in units (``obj_unit = time_unit``).
@@ -63,7 +67,9 @@ def build_kinp_ilp(
         cols = X[:, :, b].ravel()
         bld.add_row(cols, 1.0, -math.inf, k)  # (ii)
         bld.add_row(cols, jcoef, -math.inf, p)  # (iii)
+    deadline = deadline or Deadline.none()
     for i in range(n):  # (iv)
+        deadline.check("building the model")
         for j in range(p):
             t = T[i, j]
             if not math.isfinite(t):

@@ -34,6 +34,7 @@ import numpy as np
 
 from coschedule.errors import InvalidInstance
 from coschedule.model import CoSchedule, MoldableInstance, Pack
+from coschedule.timelimit import Deadline
 
 from .mip import MipBuilder, MipModel, MipSolution
 from .units import to_units
@@ -108,9 +109,11 @@ def _colex_rank(members: np.ndarray, binom: np.ndarray) -> np.ndarray:
 
 
 def candidate_packs(
-    instance: MoldableInstance, k: int, *, max_columns: int = MAX_COLUMNS
+    instance: MoldableInstance, k: int, *, max_columns: int = MAX_COLUMNS, deadline: Deadline | None = None,
 ) -> PackColumns:
-    """Price every pack of at most ``k`` tasks and keep the non-dominated ones."""
+    """Price every pack of at most ``k`` tasks and keep the non-dominated ones (the clock is
+    looked at between pack sizes when a ``deadline`` is given)."""
+    deadline = deadline or Deadline.none()
     if k < 1:
         raise InvalidInstance(f"k must be >= 1, got {k}")
     n, p = instance.n, instance.p
@@ -129,6 +132,7 @@ def candidate_packs(
     members: list[np.ndarray] = []
     costs: list[np.ndarray] = []  # indexed by colex rank, -1 = infeasible
     for s in range(1, kmax + 1):
+        deadline.check("pricing the packs")
         combos = np.fromiter(
             itertools.chain.from_iterable(itertools.combinations(range(n), s)),
             dtype=np.int64, count=math.comb(n, s) * s,
@@ -139,6 +143,7 @@ def candidate_packs(
         costs.append(by_rank)
     keep_members, keep_cost = [], []
     for s in range(1, kmax + 1):
+        deadline.check("removing dominated packs")
         combos, cost_rank = members[s - 1], costs[s - 1]
         rank = _colex_rank(combos, binom)
         cost = cost_rank[rank]
@@ -163,10 +168,10 @@ def candidate_packs(
 
 def build_kinp_setcover(
     instance: MoldableInstance, k: int, *, time_unit: float | None = None,
-    columns: PackColumns | None = None,
+    columns: PackColumns | None = None, deadline: Deadline | None = None,
 ) -> tuple[MipModel, PackColumns]:
     """The set-covering master over the non-dominated packs (one row per task)."""
-    cols = candidate_packs(instance, k) if columns is None else columns
+    cols = candidate_packs(instance, k, deadline=deadline) if columns is None else columns
     n = instance.n
     price = np.concatenate([cols.thresholds[c] for c in cols.cost_index])
     rounding = 0.0

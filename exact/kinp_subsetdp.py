@@ -22,6 +22,7 @@ import numpy as np
 from coschedule.errors import InvalidInstance
 from coschedule.model import CoSchedule, MoldableInstance, Pack
 from coschedule.results import ExactResult, Status
+from coschedule.timelimit import Deadline, TimeLimitReached
 
 from .kinp_setcover import _need_table, _price
 
@@ -43,9 +44,15 @@ def subset_dp_work(n: int, k: int) -> int:
     )
 
 
-def solve_subset_dp(instance: MoldableInstance, k: int) -> ExactResult:
-    """Optimal k-in-p co-schedule by subset DP (``OPTIMAL``; ``INFEASIBLE`` cannot occur)."""
-    n, p = instance.n, instance.p
+def solve_subset_dp(
+    instance: MoldableInstance, k: int, *, time_limit: float | None = None, deadline: Deadline | None = None,
+) -> ExactResult:
+    """Optimal k-in-p co-schedule by subset DP (``OPTIMAL``; ``INFEASIBLE`` cannot occur).
+
+    ``time_limit`` (seconds) or ``deadline`` stops it between two blocks of sets: the result is
+    then ``UNKNOWN`` (the DP has no solution before its end) with ``info["time_limit_reached"]``.
+    """
+    n = instance.n
     if k < 1:
         raise InvalidInstance(f"k must be >= 1, got {k}")
     k = min(k, n)
@@ -56,12 +63,23 @@ def solve_subset_dp(instance: MoldableInstance, k: int) -> ExactResult:
             " use --method setcover"
         )
     t0 = time.perf_counter()
+    deadline = Deadline.after(time_limit, t0) if deadline is None else deadline
+    try:
+        return _subset_dp(instance, k, work, t0, deadline)
+    except TimeLimitReached as e:
+        return ExactResult(Status.UNKNOWN, None, None, None, "subsetdp", "numpy", time.perf_counter() - t0,
+                           info={"pairs": work, "time_limit_reached": str(e)})
+
+
+def _subset_dp(instance: MoldableInstance, k: int, work: int, t0: float, deadline: Deadline) -> ExactResult:
+    n, p = instance.n, instance.p
     thresholds, need = _need_table(instance)
     size = 1 << n
     cost = np.full(size, math.inf)
     weights = np.int64(1) << np.arange(n, dtype=np.int64)
     kmax = min(k, p)
     for s in range(1, kmax + 1):
+        deadline.check("pricing the packs")
         combos = _combinations(n, s)
         tau = _price(combos, need, p)
         ok = tau >= 0
@@ -85,6 +103,7 @@ def solve_subset_dp(instance: MoldableInstance, k: int) -> ExactResult:
         bits = ((pats[:, None] >> np.arange(s - 1)) & 1).astype(np.float64)  # (m, s-1)
         step = max(1, _CHUNK // max(1, len(pats)))
         for a in range(0, len(sets), step):
+            deadline.check(f"running the subset DP (sets of {s} tasks)")
             S = sets[a : a + step]
             members = np.nonzero(((S[:, None] >> np.arange(n)) & 1).astype(bool))[1].reshape(len(S), s)
             low = weights[members[:, 0]]

@@ -29,14 +29,17 @@ from __future__ import annotations
 
 import math
 import time
+import warnings
 from collections.abc import Callable
 from types import ModuleType
+from typing import Any
 
 import numpy as np
 
 from coschedule.errors import InvalidInstance, SolverUnavailable, unknown_name
 from coschedule.model import CoSchedule, MoldableInstance, Pack
 from coschedule.results import ExactResult, Status
+from coschedule.timelimit import Deadline, TimeLimitReached
 
 from .units import time_unit_for
 
@@ -66,7 +69,7 @@ _BLOCK_ELEMENTS = 4_000_000
 # --------------------------------------------------------------------------------------------
 
 
-def pair_costs(instance: MoldableInstance) -> tuple[np.ndarray, np.ndarray]:
+def pair_costs(instance: MoldableInstance, *, deadline: Deadline | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Optimal cost and processor split of every 2-task pack.
 
     For tasks ``i != i'``,
@@ -106,6 +109,8 @@ def pair_costs(instance: MoldableInstance) -> tuple[np.ndarray, np.ndarray]:
     second = T[:, p - q]  # second[i', k] = t(i', p - q_k)
     rows = max(1, _BLOCK_ELEMENTS // (n * (p - 1)))
     for a in range(0, n - 1, rows):
+        if deadline is not None:
+            deadline.check("pricing the pairs")
         b = min(a + rows, n - 1)
         # tasks a..b-1 against every task i' > a (the upper triangle plus a small corner)
         vals = np.maximum(first[a:b, None, :], second[None, a + 1 :, :])
@@ -158,7 +163,7 @@ def _import_rustworkx() -> ModuleType:
     except ImportError as exc:
         raise SolverUnavailable(
             "matching backend 'rustworkx' is not installed; "
-            "install it with `pip install coschedule[fast]` (or use backend='networkx')"
+            "install it with `pip install 'coschedule-hpc[fast]'` (or use backend='networkx')"
         ) from exc
     return rustworkx
 
@@ -190,6 +195,45 @@ def available_backends() -> list[str]:
     else:
         names.append("rustworkx")
     return names
+
+
+def _match_child(name: str, n: int, edges: Edges, conn: Any) -> None:
+    conn.send(BACKENDS[name](n, edges))
+    conn.close()
+
+
+def _match_within(name: str, n: int, edges: Edges, deadline: Deadline) -> list[tuple[int, int]]:
+    """The matcher's pairs, or :class:`TimeLimitReached` at the deadline.
+
+    Neither blossom implementation can be interrupted (networkx's is pure Python, rustworkx's
+    holds the interpreter), so with a limit it runs in a forked child process, killed at the
+    deadline. Without ``fork`` (Windows) it runs here and the limit is checked after it.
+    """
+    import multiprocessing as mp
+
+    if not deadline.limited or "fork" not in mp.get_all_start_methods():
+        pairs = BACKENDS[name](n, edges)
+        deadline.check("running the blossom algorithm")
+        return pairs
+    ctx = mp.get_context("fork")
+    recv, send = ctx.Pipe(duplex=False)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)  # "multi-threaded, fork() may deadlock"
+        proc = ctx.Process(target=_match_child, args=(name, n, edges, send), daemon=True)
+        proc.start()
+    send.close()
+    try:
+        if recv.poll(deadline.remaining()):
+            try:
+                return [(int(u), int(v)) for u, v in recv.recv()]
+            except EOFError:
+                raise RuntimeError(f"the {name} matching process died (exit code {proc.exitcode})") from None
+        raise TimeLimitReached(f"running the blossom algorithm ({name}, {len(edges):,} edges)")
+    finally:
+        if proc.is_alive():
+            proc.kill()
+        proc.join()
+        recv.close()
 
 
 def _resolve_backend(backend: str) -> str:
@@ -231,6 +275,8 @@ def solve_matching(
     *,
     backend: str = "auto",
     time_unit: float | None = None,
+    time_limit: float | None = None,
+    deadline: Deadline | None = None,
 ) -> ExactResult:
     """Optimal 2-in-p co-schedule by maximum-weight matching (Thm 1.1, §1.4.1).
 
@@ -247,11 +293,16 @@ def solve_matching(
         The tasks and the platform; minimum processor counts are honoured.
     backend
         ``"networkx"`` (reference, pure Python), ``"rustworkx"`` (compiled, optional:
-        ``pip install coschedule[fast]``) or ``"auto"`` (rustworkx if installed, else
+        ``pip install 'coschedule-hpc[fast]'``) or ``"auto"`` (rustworkx if installed, else
         networkx).
     time_unit
         The integer time unit of the weights; default :func:`default_time_unit`
         (about ``2**-40`` times the largest ``t(i, p)``, a power of two).
+    time_limit, deadline
+        Seconds from now, or a :class:`~coschedule.timelimit.Deadline`, for the whole call.
+        With a limit the blossom algorithm runs in a child process (``fork``, where the
+        platform has it) that is killed at the deadline; the result is then ``UNKNOWN`` with
+        ``info["time_limit_reached"]``.
 
     Returns
     -------
@@ -290,13 +341,19 @@ def solve_matching(
     if time_unit is not None and not (math.isfinite(time_unit) and time_unit > 0):
         raise InvalidInstance(f"time_unit must be positive and finite, got {time_unit!r}")
     t0 = time.perf_counter()
+    deadline = Deadline.after(time_limit, t0) if deadline is None else deadline
     n, p = instance.n, instance.p
     unit = default_time_unit(instance) if time_unit is None else float(time_unit)
 
-    cost, split = pair_costs(instance)
-    edges = _integer_savings(instance, cost, unit)
-    t_build = time.perf_counter() - t0
-    pairs = BACKENDS[name](n, edges) if edges else []
+    try:
+        cost, split = pair_costs(instance, deadline=deadline)
+        edges = _integer_savings(instance, cost, unit)
+        deadline.check("building the graph")
+        t_build = time.perf_counter() - t0
+        pairs = _match_within(name, n, edges, deadline) if edges else []
+    except TimeLimitReached as e:
+        return ExactResult(Status.UNKNOWN, None, None, None, "matching", name, time.perf_counter() - t0,
+                           info={"time_limit_reached": str(e)})
 
     matched: set[int] = set()
     packs: list[Pack] = []

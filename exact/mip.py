@@ -4,9 +4,10 @@ Building a model is separate from solving it (``build_* -> MipModel``, ``solve_m
 live in one registry (:data:`BACKENDS`, :func:`available_backends`, :func:`solve_mip`):
 
 ``cbc``
-    COIN-OR CBC through PuLP (bundled with PuLP; always available).
+    COIN-OR CBC, the binary bundled with PuLP (always available), run on an MPS file that
+    :func:`write_mps` writes; its process is killed at the deadline if it overruns its limit.
 ``highs``
-    HiGHS through ``highspy`` (optional extra ``coschedule[highs]``). Pinned to highspy 1.12.0:
+    HiGHS through ``highspy`` (optional extra ``coschedule-hpc[highs]``). Pinned to highspy 1.12.0:
     ortools 9.15 ships its own HiGHS library under the same file name, and newer highspy
     releases fail to load beside it.
 ``cpsat``
@@ -14,8 +15,8 @@ live in one registry (:data:`BACKENDS`, :func:`available_backends`, :func:`solve
     integer time unit (``MipModel.integral``), otherwise :class:`SolverUnavailable` is raised.
 
 What each backend reports is mapped onto :class:`coschedule.results.Status` with care:
-PuLP's ``LpStatus`` says "Optimal" for CBC runs stopped at the time limit with a solution, so
-only ``sol_status == 1`` counts as a proof; HiGHS and CBC are run with a relative gap of
+CBC's solution file says "Stopped on time - objective value ..." for a run stopped with a
+solution (``FEASIBLE``); only "Optimal" counts as a proof; HiGHS and CBC are run with a relative gap of
 ``MIP_REL_GAP = 1e-9`` (HiGHS's default stops at 1e-4); CP-SAT's ``OPTIMAL`` is a proof on the integer model.
 """
 
@@ -24,6 +25,7 @@ from __future__ import annotations
 import math
 import os
 import tempfile
+import threading
 import time
 import warnings
 from collections.abc import Callable, Sequence
@@ -34,6 +36,7 @@ import numpy as np
 
 from coschedule.errors import SolverUnavailable, unknown_name
 from coschedule.results import Status
+from coschedule.timelimit import Deadline, TimeLimitReached
 
 __all__ = [
     "MipBuilder",
@@ -41,8 +44,11 @@ __all__ = [
     "MipSolution",
     "BACKENDS",
     "available_backends",
+    "cpsat_solve",
     "default_backend",
+    "preload",
     "solve_mip",
+    "write_mps",
 ]
 
 #: relative optimality gap asked of the float MIP backends (HiGHS, CBC)
@@ -176,15 +182,24 @@ class MipSolution:
 
 # ------------------------------------------------------------------ backends
 
+#: rows or columns translated between two looks at the clock
+_CHECK_EVERY = 2000
+
+
+def _stopped(solver: str, t0: float, step: str) -> MipSolution:
+    """What a backend returns when the deadline passed before it had a solution."""
+    return MipSolution(Status.UNKNOWN, None, None, None, solver, time.perf_counter() - t0,
+                       {"time_limit_reached": f"time limit reached while {step}"})
+
 
 def _solve_highs(
-    model: MipModel, time_limit: float | None, threads: int | None, start: np.ndarray | None
+    model: MipModel, deadline: Deadline, threads: int | None, start: np.ndarray | None
 ) -> MipSolution:
     try:
         import highspy
     except ImportError as e:
         raise SolverUnavailable(
-            f"backend 'highs' needs highspy ({e}); install it with: pip install 'coschedule[highs]'"
+            f"backend 'highs' needs highspy ({e}); install it with: pip install 'coschedule-hpc[highs]'"
         ) from None
     t0 = time.perf_counter()
     h = highspy.Highs()
@@ -193,11 +208,13 @@ def _solve_highs(
     h.setOptionValue("random_seed", 0)
     if threads:
         h.setOptionValue("threads", int(threads))
-    if time_limit is not None:
-        h.setOptionValue("time_limit", float(time_limit))
     if model.num_rows and model.num_nonzeros / model.num_rows > DENSE_ROWS:
         # HiGHS's presolve does not look at the clock: on very dense rows (set cover with
         # k = n = 16: 32,000 nonzeros a row) it ran 70 s past a 10 s limit
+        h.setOptionValue("presolve", "off")
+    elif deadline.limited and _presolve_seconds(model) > 0.25 * deadline.remaining():
+        # nor at the interrupt: the set cover for n = 60, k = 3 (1,800 nonzeros a row) spends
+        # 3.5 s in presolve, so a short limit solves without it rather than overrun
         h.setOptionValue("presolve", "off")
     inf = highspy.kHighsInf
     n = model.num_vars
@@ -222,87 +239,252 @@ def _solve_highs(
         warm.col_value = [float(v) for v in start]
         warm.value_valid = True
         h.setSolution(warm)
-    h.run()
+    if deadline.expired():
+        return _stopped("highs", t0, "building the model")
+    cancelled = False
+    if deadline.limited:
+        h.setOptionValue("time_limit", max(1e-3, deadline.remaining()))
+        # HiGHS's own limit is not always looked at (root LP, presolve): it runs in highspy's
+        # solver thread and is cancelled at the deadline through its interrupt callbacks
+        h.HandleUserInterrupt = True
+        h.startSolve()
+        while not h.wait(0.02)[0]:
+            if not cancelled and deadline.expired():
+                h.cancelSolve()
+                cancelled = True
+    else:
+        h.run()
     ms = h.getModelStatus()
     info = h.getInfo()
     has_sol = info.primal_solution_status == 2
     x = np.asarray(h.getSolution().col_value, dtype=float) if has_sol else None
     bound = info.mip_dual_bound if len(ints) else info.objective_function_value
     bound = float(bound) * model.obj_unit if bound is not None and math.isfinite(bound) else None
-    if ms == highspy.HighsModelStatus.kOptimal and has_sol:
+    if ms == highspy.HighsModelStatus.kOptimal and has_sol and not cancelled:
         status = Status.OPTIMAL
-    elif ms == highspy.HighsModelStatus.kInfeasible:
+    elif ms == highspy.HighsModelStatus.kInfeasible and not cancelled:
         status, bound = Status.INFEASIBLE, None
     elif has_sol:
         status = Status.FEASIBLE
     else:
         status = Status.UNKNOWN
+    if not len(ints) and status is not Status.OPTIMAL:
+        bound = None  # an interrupted LP's objective bounds nothing
     obj = float(info.objective_function_value) * model.obj_unit if has_sol else None
-    return MipSolution(
-        status, x, obj, bound, "highs", time.perf_counter() - t0,
-        {"model_status": h.modelStatusToString(ms), "nodes": int(info.mip_node_count)},
-    )
+    extra: dict[str, Any] = {"model_status": h.modelStatusToString(ms), "nodes": int(info.mip_node_count)}
+    if cancelled:
+        extra["time_limit_reached"] = "time limit reached while solving (HiGHS stopped at the deadline)"
+    return MipSolution(status, x, obj, bound, "highs", time.perf_counter() - t0, extra)
+
+
+def _presolve_seconds(model: MipModel) -> float:
+    """A rough upper estimate of HiGHS's presolve time: ``2e-8 * nonzeros * nonzeros per row``
+    (3.5 s measured for 108,000 nonzeros on 60 rows)."""
+    if not model.num_rows:
+        return 0.0
+    return 2e-8 * model.num_nonzeros * model.num_nonzeros / model.num_rows
+
+
+def _fmt(v: float) -> str:
+    return repr(float(v))
+
+
+def write_mps(model: MipModel, path: str, deadline: Deadline | None = None) -> None:
+    """Write ``model`` as a free-format MPS file (columns ``C<j>``, rows ``R<r>``).
+
+    Every column gets explicit bounds (an integer column without bounds is not read as binary)
+    and a row ``lo <= a x <= hi`` with both sides finite becomes an ``L`` row with a range.
+    """
+    deadline = deadline or Deadline.none()
+    n, m = model.num_vars, model.num_rows
+    lines = [f"NAME {model.name.replace(' ', '_')}", "ROWS", " N OBJ"]
+    kind = []
+    for r in range(m):
+        lo, hi = model.row_lo[r], model.row_hi[r]
+        if lo == hi:
+            kind.append("E")
+        elif math.isinf(lo) and math.isinf(hi):
+            kind.append("N")
+        elif math.isinf(lo):
+            kind.append("L")
+        elif math.isinf(hi):
+            kind.append("G")
+        else:
+            kind.append("L")
+        lines.append(f" {kind[-1]} R{r}" if kind[-1] != "N" else f" N F{r}")
+    rows_of = np.repeat(np.arange(m), np.diff(model.row_start))
+    order = np.lexsort((rows_of, model.col_index))
+    cols_sorted, rows_sorted, vals_sorted = model.col_index[order], rows_of[order], model.value[order]
+    bounds = np.searchsorted(cols_sorted, np.arange(n + 1))
+    lines.append("COLUMNS")
+    in_int = False
+    for j in range(n):
+        if j % _CHECK_EVERY == 0:
+            deadline.check("writing the model for CBC")
+        if model.integer[j] != in_int:
+            lines.append("    MARKER 'MARKER' " + ("'INTORG'" if not in_int else "'INTEND'"))
+            in_int = bool(model.integer[j])
+        entries = [f"    C{j} OBJ {_fmt(model.obj[j])}"] if model.obj[j] != 0 else []
+        for r, v in zip(rows_sorted[bounds[j]:bounds[j + 1]], vals_sorted[bounds[j]:bounds[j + 1]]):
+            name = f"R{r}" if kind[r] != "N" else f"F{r}"
+            entries.append(f"    C{j} {name} {_fmt(v)}")
+        if not entries:  # a column in no row and not in the objective still needs a line
+            entries.append(f"    C{j} OBJ 0.0")
+        lines.extend(entries)
+    if in_int:
+        lines.append("    MARKER 'MARKER' 'INTEND'")
+    lines.append("RHS")
+    ranges = []
+    for r in range(m):
+        lo, hi = model.row_lo[r], model.row_hi[r]
+        if kind[r] in ("E", "L"):
+            rhs = hi
+        elif kind[r] == "G":
+            rhs = lo
+        else:
+            continue
+        if rhs != 0:
+            lines.append(f"    RHS R{r} {_fmt(rhs)}")
+        if kind[r] == "L" and not math.isinf(lo):
+            ranges.append(f"    RNG R{r} {_fmt(hi - lo)}")
+    if ranges:
+        lines.append("RANGES")
+        lines.extend(ranges)
+    lines.append("BOUNDS")
+    for j in range(n):
+        lo, hi = model.lb[j], model.ub[j]
+        if lo == hi:
+            lines.append(f" FX BND C{j} {_fmt(lo)}")
+            continue
+        if math.isinf(lo) and math.isinf(hi):
+            lines.append(f" FR BND C{j}")
+            continue
+        if math.isinf(lo):
+            lines.append(f" MI BND C{j}")
+        elif lo != 0 or model.integer[j]:
+            lines.append(f" LO BND C{j} {_fmt(lo)}")
+        if math.isinf(hi):
+            if model.integer[j]:
+                lines.append(f" PL BND C{j}")
+        else:
+            lines.append(f" UP BND C{j} {_fmt(hi)}")
+    lines.append("ENDATA")
+    deadline.check("writing the model for CBC")
+    with open(path, "w", encoding="ascii") as fh:
+        fh.write("\n".join(lines) + "\n")
+
+
+def _read_cbc_solution(path: str, n: int) -> tuple[str, np.ndarray | None]:
+    """CBC's ``-solution`` file: ``(first line, column values or None)``."""
+    with open(path, encoding="ascii", errors="replace") as fh:
+        head = fh.readline().strip()
+        x = np.zeros(n)
+        for line in fh:
+            parts = line.split()
+            if parts and parts[0] == "**":
+                parts = parts[1:]
+            if len(parts) >= 3 and parts[1].startswith("C"):
+                try:
+                    x[int(parts[1][1:])] = float(parts[2])
+                except ValueError:
+                    continue
+    return head, x
 
 
 def _solve_cbc(
-    model: MipModel, time_limit: float | None, threads: int | None, start: np.ndarray | None
+    model: MipModel, deadline: Deadline, threads: int | None, start: np.ndarray | None
 ) -> MipSolution:
+    """CBC (the binary bundled with PuLP) on an MPS file, killed at the deadline if it overruns.
+
+    CBC's own ``-sec`` limit is looked at only between phases (its root LP of the paper's ILP for
+    n = 20 ran 2-30 s past it), so CBC gets 80 % of what is left as its own limit, to stop by
+    itself with its incumbent, and its process is killed at the deadline otherwise (then nothing
+    is known: ``UNKNOWN``).
+    """
+    import subprocess
+
     import pulp
 
     t0 = time.perf_counter()
-    prob = pulp.LpProblem(model.name.replace(" ", "_"), pulp.LpMinimize)
-    xs = []
-    for j in range(model.num_vars):
-        lo = None if math.isinf(model.lb[j]) else float(model.lb[j])
-        hi = None if math.isinf(model.ub[j]) else float(model.ub[j])
-        cat = pulp.LpInteger if model.integer[j] else pulp.LpContinuous
-        xs.append(prob.add_variable(f"x{j}", lo, hi, cat=cat))
-        if start is not None:
-            xs[-1].setInitialValue(float(start[j]))
-    prob += pulp.LpAffineExpression([(xs[j], float(c)) for j, c in enumerate(model.obj) if c != 0])
-    for r, (lo, hi, cols, vals) in enumerate(model.rows()):
-        expr = pulp.LpAffineExpression([(xs[c], float(v)) for c, v in zip(cols, vals)])
-        if lo == hi:
-            prob += pulp.LpConstraint(expr, pulp.LpConstraintEQ, f"r{r}", float(lo))
-        else:
-            if math.isfinite(lo):
-                prob += pulp.LpConstraint(expr, pulp.LpConstraintGE, f"r{r}lo", float(lo))
-            if math.isfinite(hi):
-                prob += pulp.LpConstraint(expr, pulp.LpConstraintLE, f"r{r}hi", float(hi))
+    with warnings.catch_warnings():
+        # PuLP 3.x announces that 4.0 drops the bundled CBC; we pin pulp < 4
+        warnings.simplefilter("ignore", DeprecationWarning)
+        path = pulp.PULP_CBC_CMD(msg=False).path
     with tempfile.TemporaryDirectory() as tmp:
-        with warnings.catch_warnings():
-            # PuLP 3.x announces that 4.0 drops the bundled CBC; we pin pulp < 4
-            warnings.simplefilter("ignore", DeprecationWarning)
-            solver = pulp.PULP_CBC_CMD(
-                msg=False, timeLimit=time_limit, gapRel=MIP_REL_GAP, threads=threads,
-                keepFiles=False, options=["randomSeed 1"], warmStart=start is not None,
-            )
-        solver.tmpDir = tmp
-        prob.solve(solver)
-    sol = prob.sol_status
-    # sol_status: 1 proven optimal, 2 feasible (stopped), 0 no solution, -1 infeasible, -2 unbounded
-    if sol == pulp.LpSolutionOptimal:
+        mps, sol, mst = (os.path.join(tmp, f) for f in ("model.mps", "model.sol", "start.sol"))
+        try:
+            write_mps(model, mps, deadline)
+        except TimeLimitReached as e:
+            return _stopped("cbc", t0, e.step)
+        args = [path, mps]
+        if start is not None:
+            with open(mst, "w", encoding="ascii") as fh:
+                fh.write("Stopped on time - objective value 0\n")
+                fh.writelines(f"{j:>7} C{j} {float(v):>15} {0:>23}\n" for j, v in enumerate(start))
+            args += ["-mips", mst]
+        if deadline.limited:
+            args += ["-sec", f"{max(0.01, 0.8 * deadline.remaining()):.3f}"]
+        args += ["-ratio", repr(MIP_REL_GAP), "-timeMode", "elapsed", "-randomSeed", "1"]
+        if threads:
+            args += ["-threads", str(int(threads))]
+        args += ["-solve", "-printingOptions", "all", "-solution", sol]
+        proc = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                stderr=subprocess.DEVNULL)
+        killed = False
+        try:
+            proc.wait(timeout=deadline.remaining_or_none())
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+            killed = True
+        except BaseException:  # Ctrl-C: do not leave CBC running
+            proc.kill()
+            proc.wait()
+            raise
+        head, x = ("", None)
+        if not killed and os.path.exists(sol):
+            head, x = _read_cbc_solution(sol, model.num_vars)
+    words = head.split()
+    first = words[0] if words else ""
+    has_value = len(words) >= 5 and words[4] == "objective"
+    if killed:
+        status = Status.UNKNOWN
+    elif first == "Optimal":
         status = Status.OPTIMAL
-    elif sol == pulp.LpSolutionIntegerFeasible:
-        status = Status.FEASIBLE
-    elif sol == pulp.LpSolutionInfeasible or prob.status == pulp.LpStatusInfeasible:
+    elif first in ("Infeasible", "Integer") and "infeasible" in head.lower():
         status = Status.INFEASIBLE
+    elif first == "Stopped" and has_value:
+        status = Status.FEASIBLE
     else:
         status = Status.UNKNOWN
-    x = None
-    obj = None
-    if status in (Status.OPTIMAL, Status.FEASIBLE):
-        x = np.array([v.varValue if v.varValue is not None else 0.0 for v in xs], dtype=float)
-        obj = float(model.obj @ x) * model.obj_unit
-    bound = obj if status is Status.OPTIMAL else None  # CBC's bound is not reported by PuLP
-    return MipSolution(
-        status, x, obj, bound, "cbc", time.perf_counter() - t0,
-        {"pulp_status": pulp.LpStatus[prob.status], "sol_status": sol},
-    )
+    if status not in (Status.OPTIMAL, Status.FEASIBLE):
+        x = None
+    obj = float(model.obj @ x) * model.obj_unit if x is not None else None
+    bound = obj if status is Status.OPTIMAL else None  # CBC's bound is not in its solution file
+    extra: dict[str, Any] = {"cbc_status": head, "returncode": proc.returncode}
+    if killed:
+        extra["time_limit_reached"] = "time limit reached while solving (CBC killed at the deadline)"
+    return MipSolution(status, x, obj, bound, "cbc", time.perf_counter() - t0, extra)
+
+
+def cpsat_solve(solver: Any, model: Any, deadline: Deadline) -> Any:
+    """``solver.solve(model)`` within ``deadline``: CP-SAT's own limit is what is left, and the
+    search is stopped from a timer at the deadline should CP-SAT overrun it."""
+    if not deadline.limited:
+        return solver.solve(model)
+    left = deadline.remaining()
+    solver.parameters.max_time_in_seconds = max(1e-3, left)
+    timer = threading.Timer(left + 0.05, solver.stop_search)
+    timer.daemon = True
+    timer.start()
+    try:
+        return solver.solve(model)
+    finally:
+        timer.cancel()
 
 
 def _solve_cpsat(
-    model: MipModel, time_limit: float | None, threads: int | None, start: np.ndarray | None
+    model: MipModel, deadline: Deadline, threads: int | None, start: np.ndarray | None
 ) -> MipSolution:
     from ortools.sat.python import cp_model
 
@@ -323,23 +505,31 @@ def _solve_cpsat(
         return big if math.isinf(v) else math.floor(v)
 
     big = 2**53
-    xs = [m.new_int_var(lower(lo), upper(hi), f"x{j}")
-          for j, (lo, hi) in enumerate(zip(model.lb, model.ub))]
-    for lo, hi, cols, vals in model.rows():
-        expr = sum(int(v) * xs[c] for c, v in zip(cols, vals))
-        m.add_linear_constraint(expr, lower(lo), upper(hi))
-    m.minimize(sum(int(c) * xs[j] for j, c in enumerate(model.obj) if c != 0))
-    if start is not None:
-        for var, value in zip(xs, start):
-            m.add_hint(var, int(round(value)))
+    try:
+        xs = []
+        for j, (lo, hi) in enumerate(zip(model.lb, model.ub)):
+            if j % _CHECK_EVERY == 0:
+                deadline.check("building the model for CP-SAT")
+            xs.append(m.new_int_var(lower(lo), upper(hi), f"x{j}"))
+        for r, (lo, hi, cols, vals) in enumerate(model.rows()):
+            if r % 200 == 0:
+                deadline.check("building the model for CP-SAT")
+            m.add_linear_constraint(cp_model.LinearExpr.weighted_sum([xs[c] for c in cols], [int(v) for v in vals]),
+                                    lower(lo), upper(hi))
+        nz = np.flatnonzero(model.obj)
+        m.minimize(cp_model.LinearExpr.weighted_sum([xs[j] for j in nz], [int(model.obj[j]) for j in nz]))
+        if start is not None:
+            for var, value in zip(xs, start):
+                m.add_hint(var, int(round(value)))
+        deadline.check("building the model for CP-SAT")
+    except TimeLimitReached as e:
+        return _stopped("cpsat", t0, e.step)
     solver = cp_model.CpSolver()
-    if time_limit is not None:
-        solver.parameters.max_time_in_seconds = float(time_limit)
     # CP-SAT's portfolio gets its LP-based workers only from 8 workers up: with 2 (one per core
     # of a small machine) the set-cover master at n = 8 takes seconds instead of milliseconds
     solver.parameters.num_workers = int(threads) if threads else max(8, os.cpu_count() or 1)
     solver.parameters.random_seed = 0
-    code = solver.solve(m)
+    code = cpsat_solve(solver, m, deadline)
     has_sol = code in (cp_model.OPTIMAL, cp_model.FEASIBLE)
     x = np.array([solver.value(v) for v in xs], dtype=float) if has_sol else None
     at_big = x is not None and bool(
@@ -362,10 +552,10 @@ def _solve_cpsat(
         float(solver.best_objective_bound) * model.obj_unit
         if status is not Status.INFEASIBLE and not at_big else None
     )
-    return MipSolution(
-        status, x, obj, bnd, "cpsat", time.perf_counter() - t0,
-        {"status_name": solver.status_name(code), "branches": solver.num_branches},
-    )
+    extra: dict[str, Any] = {"status_name": solver.status_name(code), "branches": solver.num_branches}
+    if status is not Status.OPTIMAL and deadline.limited and deadline.remaining() <= 0.1:
+        extra["time_limit_reached"] = "time limit reached while solving"
+    return MipSolution(status, x, obj, bnd, "cpsat", time.perf_counter() - t0, extra)
 
 
 def _highs_available() -> bool:
@@ -377,12 +567,26 @@ def _highs_available() -> bool:
 
 
 #: name -> (solve function, availability check)
-_Backend = Callable[[MipModel, float | None, int | None, np.ndarray | None], MipSolution]
+_Backend = Callable[[MipModel, Deadline, int | None, np.ndarray | None], MipSolution]
 BACKENDS: dict[str, tuple[_Backend, Callable[[], bool]]] = {
     "highs": (_solve_highs, _highs_available),
     "cbc": (_solve_cbc, lambda: True),
     "cpsat": (_solve_cpsat, lambda: True),
 }
+
+
+def preload(backend: str) -> None:
+    """Import a backend's package (ortools and pandas take about a second the first time), so
+    that a time limit counted afterwards is spent on the model, not on imports."""
+    try:
+        if backend == "cpsat":
+            import ortools.sat.python.cp_model  # noqa: F401
+        elif backend == "highs":
+            import highspy  # noqa: F401
+        elif backend == "cbc":
+            import pulp  # noqa: F401
+    except ImportError:  # reported by the backend itself when it runs
+        pass
 
 
 def available_backends() -> list[str]:
@@ -397,14 +601,19 @@ def default_backend() -> str:
 
 def solve_mip(
     model: MipModel, backend: str | None = None, *, time_limit: float | None = None,
-    threads: int | None = None, start: np.ndarray | None = None,
+    threads: int | None = None, start: np.ndarray | None = None, deadline: Deadline | None = None,
 ) -> MipSolution:
     """Solve ``model`` with a named backend (``None``: :func:`default_backend`).
 
     ``start`` is an optional feasible point handed to the solver as a warm start (HiGHS:
-    ``setSolution``; CBC: PuLP's ``warmStart``; CP-SAT: hints).
+    ``setSolution``; CBC: a ``-mips`` solution file; CP-SAT: hints). ``time_limit`` (seconds
+    from now) or ``deadline`` bounds the whole call, translation to the backend included
+    (:mod:`coschedule.timelimit`); a solve stopped by it is never ``OPTIMAL``, and
+    ``info["time_limit_reached"]`` says where it stopped.
     """
     name = default_backend() if backend is None else backend.lower()
     if name not in BACKENDS:
         raise unknown_name("solver", name, list(BACKENDS))
-    return BACKENDS[name][0](model, time_limit, threads, start)
+    if deadline is None:
+        deadline = Deadline.after(time_limit)
+    return BACKENDS[name][0](model, deadline, threads, start)

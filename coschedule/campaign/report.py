@@ -300,10 +300,15 @@ def _csv_value(v: Any) -> Any:
     return "" if v is None else v
 
 
-def export_json(store: ResultStore, out: TextIO, groups: Sequence[Group] | None = None) -> int:
-    """``{"spec": ..., "cells": [...], "groups": [...]}``, written row by row."""
+def export_json(store: ResultStore, out: TextIO, groups: Sequence[Group] | None = None, *,
+                extra: dict[str, Any] | None = None) -> int:
+    """``{"spec": ..., <extra keys>, "cells": [...], "groups": [...]}``, written row by row
+    (``coschedule report --json`` adds ``grid_cells``, ``done_cells``, ``missing_cells``)."""
     out.write('{"spec": ')
     json.dump(store.spec_dict, out, sort_keys=True)
+    for key, value in (extra or {}).items():
+        out.write(f", {json.dumps(key)}: ")
+        json.dump(value, out)
     out.write(', "cells": [')
     k = 0
     for row in store.rows():

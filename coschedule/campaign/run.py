@@ -9,9 +9,9 @@ backend, the number of workers and the completion order change nothing but the w
 from __future__ import annotations
 
 import contextlib
+import importlib.util
 import itertools
 import os
-import sys
 import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
@@ -22,27 +22,48 @@ import numpy as np
 
 from coschedule.errors import SolverUnavailable
 
+from .progress import Progress, campaign_costs, total_cost
 from .spec import CampaignSpec, Cell
 from .store import ResultStore
 
-__all__ = ["Progress", "RunSummary", "run_campaign", "simulate_cell"]
+__all__ = ["HAVE_NUMBA", "NO_NUMBA_NOTE", "Progress", "RunSummary", "cell_inputs", "run_campaign", "simulate_cell"]
 
 
 #: how long ``--dask ADDRESS`` waits for the scheduler before giving up
 DASK_CONNECT_TIMEOUT = "10s"
 
+#: numba can be imported here, so local workers run the compiled kernels of
+#: :mod:`coschedule.heuristics.fast` (found without importing numba: the main process stays small);
+#: without it they run the reference code, about 50 times slower
+HAVE_NUMBA = importlib.util.find_spec("numba") is not None
 
-def simulate_cell(cell: Cell, backend: str = "auto") -> dict[str, Any]:
-    """Simulate one cell on its ``N`` scenarios; the row the store keeps."""
-    from coschedule.rigid import SilentErrors, lower_bounds
-    from coschedule.heuristics.fast import makespans
+#: what ``coschedule simulate`` prints (once, on stderr) when numba is missing
+NO_NUMBA_NOTE = (
+    "note: numba is not installed, so the heuristics run the reference code, about 50 times slower; "
+    "install the fast extra: pip install \"coschedule-hpc[fast]\" (or pip install -e \".[fast]\" from a clone)"
+)
 
-    t0 = time.perf_counter()
+
+def cell_inputs(cell: Cell) -> tuple[Any, np.ndarray, np.random.Generator]:
+    """The cell's instance, its ``(N, n)`` failure scenarios and the generator of its RANDOM
+    priority, all from the cell's seeds (what :func:`simulate_cell` simulates)."""
+    from coschedule.rigid import SilentErrors
+
     inst = cell.instance()
     model = SilentErrors.from_qbar(inst, cell.qbar)
     rng = np.random.Generator(np.random.PCG64(np.random.SeedSequence(list(cell.scenario_seed))))
     failures = model.sample(inst, size=cell.scenarios, seed=rng)
     prio_rng = np.random.Generator(np.random.PCG64(np.random.SeedSequence(list(cell.priority_seed))))
+    return inst, failures, prio_rng
+
+
+def simulate_cell(cell: Cell, backend: str = "auto") -> dict[str, Any]:
+    """Simulate one cell on its ``N`` scenarios; the row the store keeps."""
+    from coschedule.heuristics.fast import makespans
+    from coschedule.rigid import lower_bounds
+
+    t0 = time.perf_counter()
+    inst, failures, prio_rng = cell_inputs(cell)
     T = makespans(inst, failures, cell.heuristic, priority=cell.priority, seed=prio_rng, backend=backend)
     L = lower_bounds(inst, failures)
     ratio = T / L
@@ -73,57 +94,6 @@ def simulate_cell(cell: Cell, backend: str = "auto") -> dict[str, Any]:
     return row
 
 
-# ------------------------------------------------------------------------------ progress
-
-
-class Progress:
-    """A one-line progress bar with rate and ETA on a terminal; silent otherwise."""
-
-    def __init__(self, total: int, done: int, enabled: bool, stream: TextIO | None = None,
-                 unit: str = "cells", interval: float = 0.25):
-        self.total = total
-        self.start_done = done
-        self.done = done
-        self.enabled = enabled
-        self.stream = stream or sys.stderr
-        self.unit = unit
-        self.interval = interval
-        self.t0 = time.monotonic()
-        self.last = 0.0
-
-    def update(self, k: int = 1) -> None:
-        self.done += k
-        now = time.monotonic()
-        if self.enabled and (now - self.last >= self.interval or self.done >= self.total):
-            self.last = now
-            self.stream.write("\r" + self.line(now) + "\x1b[K")
-            self.stream.flush()
-
-    def line(self, now: float | None = None) -> str:
-        now = time.monotonic() if now is None else now
-        elapsed = max(now - self.t0, 1e-9)
-        new = self.done - self.start_done
-        rate = new / elapsed
-        left = self.total - self.done
-        eta = _clock(left / rate) if rate > 0 else "?"
-        width = 28
-        fill = int(width * self.done / self.total) if self.total else width
-        return (f"[{'#' * fill}{'.' * (width - fill)}] {self.done}/{self.total} {self.unit} "
-                f"{rate:.2f}/s elapsed {_clock(elapsed)} ETA {eta}")
-
-    def close(self) -> None:
-        if self.enabled:
-            self.stream.write("\n")
-            self.stream.flush()
-
-
-def _clock(seconds: float) -> str:
-    s = round(seconds)
-    h, rem = divmod(s, 3600)
-    m, s = divmod(rem, 60)
-    return f"{h}:{m:02d}:{s:02d}" if h else f"{m}:{s:02d}"
-
-
 # ---------------------------------------------------------------------------------- running
 
 
@@ -143,9 +113,9 @@ class RunSummary:
         return dict(self.__dict__)
 
 
-def _todo(spec: CampaignSpec, store: ResultStore, skipped: list[int]) -> Iterator[Cell]:
+def _todo(spec: CampaignSpec, done: set[str], skipped: list[int]) -> Iterator[Cell]:
     for cell in spec.cells():
-        if store.has(cell.id):
+        if cell.id in done:
             skipped[0] += 1
             continue
         yield cell
@@ -161,6 +131,8 @@ def run_campaign(
     backend: str = "auto",
     on_row: Callable[[dict[str, Any]], None] | None = None,
     max_cells: int | None = None,
+    progress_stream: TextIO | None = None,
+    log_interval: float = 60.0,
 ) -> RunSummary:
     """Run (or resume) ``spec`` into the SQLite file ``db``.
 
@@ -172,7 +144,10 @@ def run_campaign(
         The address of a running Dask scheduler (``tcp://host:port``), or a
         ``distributed.Client``; the cells then run on its workers (``workers`` is ignored).
     progress
-        Draw a progress bar on stderr.
+        Show progress on ``progress_stream`` (default stderr): a bar refreshed twice a second
+        when it is a terminal, else one plain line every ``log_interval`` seconds (no escape
+        codes); the ETA is weighted by each cell's estimated cost
+        (:func:`coschedule.campaign.progress.cell_cost`).
     backend
         Passed to :func:`coschedule.heuristics.fast.makespans` (the numbers do not depend on it).
     max_cells
@@ -182,20 +157,24 @@ def run_campaign(
     spec.check()
     client = _dask_client(dask) if dask is not None else None  # reach it before creating the file
     try:
-        return _run(spec, db, client, workers, progress, backend, on_row, max_cells)
+        show = Progress.options(progress, progress_stream, log_interval)
+        return _run(spec, db, client, workers, show, backend, on_row, max_cells)
     finally:
         if client is not None and isinstance(dask, str):
             client.close()
 
 
-def _run(spec: CampaignSpec, db: str, client: Any, workers: int | None, progress: bool, backend: str,
+def _run(spec: CampaignSpec, db: str, client: Any, workers: int | None, show: dict[str, Any], backend: str,
          on_row: Callable[[dict[str, Any]], None] | None, max_cells: int | None) -> RunSummary:
     with ResultStore.create_or_resume(db, spec) as store:
         total = spec.n_cells()
-        done_before = store.count()
-        bar = Progress(total, done_before, enabled=progress)
+        done_ids = set(store.ids())
+        costs = campaign_costs(spec, numba=HAVE_NUMBA and backend != "reference") if show["mode"] != "off" else {}
+        bar = Progress(total, sum(costs.values()) if costs else None, done=len(done_ids),
+                       done_cost=total_cost(costs, done_ids) if costs else None,
+                       label=f"simulate {spec.name}", **show)
         skipped = [0]
-        todo: Iterator[Cell] = _todo(spec, store, skipped)
+        todo: Iterator[Cell] = _todo(spec, done_ids, skipped)
         if max_cells is not None:
             todo = _take(todo, max_cells)
         computed = [0]
@@ -203,7 +182,7 @@ def _run(spec: CampaignSpec, db: str, client: Any, workers: int | None, progress
         def record(row: dict[str, Any]) -> None:
             store.add(row)
             computed[0] += 1
-            bar.update()
+            bar.update(costs.get(row["id"], 1.0) if costs else None)
             if on_row is not None:
                 on_row(row)
 

@@ -8,7 +8,9 @@ it was made for (``meta`` table): a different spec is refused before any work.
 Tables
 ------
 ``meta(key, value)``
-    ``format``, ``version``, ``spec`` (canonical JSON), ``digest`` (its SHA-256), ``created``.
+    ``format``, ``version``, ``spec`` (canonical JSON), ``digest`` (its SHA-256), ``created``,
+    ``cells`` (the number of cells of the grid, so that a report can say how many are missing;
+    databases written before it was recorded lack it).
 ``cells``
     One row per cell: ``id`` (primary key, from the cell's values), ``source``, ``instance``,
     ``n``, ``P`` (the platform size used), ``P_grid`` (the grid's value, NULL for the instance's
@@ -62,10 +64,13 @@ CREATE TABLE IF NOT EXISTS cells (
 class ResultStore:
     """An open results database (use as a context manager)."""
 
-    def __init__(self, path: str | Path, conn: sqlite3.Connection, spec_dict: dict[str, Any]):
+    def __init__(self, path: str | Path, conn: sqlite3.Connection, spec_dict: dict[str, Any],
+                 grid_cells: int | None = None):
         self.path = str(path)
         self.conn = conn
         self.spec_dict = spec_dict
+        #: cells in the campaign's grid (``None`` if the database does not say)
+        self.grid_cells = grid_cells
 
     # ------------------------------------------------------------------------ opening
 
@@ -75,6 +80,7 @@ class ResultStore:
         p = Path(path)
         existed = p.exists() and p.stat().st_size > 0
         conn = _connect(p)
+        grid = spec.n_cells()
         try:
             if existed:
                 meta = _meta(conn, p)
@@ -84,6 +90,9 @@ class ResultStore:
                         f"{p}: this database was written by a different campaign spec "
                         f"({_difference(old, spec.to_dict())}); use another --db, or delete it to start over"
                     )
+                if "cells" not in meta:
+                    with conn:
+                        conn.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", ("cells", str(grid)))
             else:
                 with conn:
                     conn.executescript(_SCHEMA)
@@ -91,12 +100,12 @@ class ResultStore:
                         "INSERT OR REPLACE INTO meta VALUES (?, ?)",
                         [("format", DB_FORMAT), ("version", str(DB_VERSION)),
                          ("spec", json.dumps(spec.to_dict(), sort_keys=True)), ("digest", spec.digest()),
-                         ("created", time.strftime("%Y-%m-%dT%H:%M:%S%z"))],
+                         ("created", time.strftime("%Y-%m-%dT%H:%M:%S%z")), ("cells", str(grid))],
                     )
         except BaseException:
             conn.close()
             raise
-        return cls(p, conn, spec.to_dict())
+        return cls(p, conn, spec.to_dict(), grid)
 
     @classmethod
     def open(cls, path: str | Path) -> ResultStore:
@@ -110,7 +119,9 @@ class ResultStore:
         except BaseException:
             conn.close()
             raise
-        return cls(p, conn, json.loads(meta["spec"]))
+        spec = json.loads(meta["spec"])
+        grid = int(meta["cells"]) if meta.get("cells", "").isdigit() else _synthetic_grid(spec)
+        return cls(p, conn, spec, grid)
 
     def close(self) -> None:
         self.conn.close()
@@ -125,6 +136,11 @@ class ResultStore:
 
     def has(self, cell_id: str) -> bool:
         return self.conn.execute("SELECT 1 FROM cells WHERE id = ?", (cell_id,)).fetchone() is not None
+
+    def ids(self) -> Iterator[str]:
+        """The ids of the cells already there."""
+        for (cell_id,) in self.conn.execute("SELECT id FROM cells"):
+            yield cell_id
 
     def count(self) -> int:
         return int(self.conn.execute("SELECT COUNT(*) FROM cells").fetchone()[0])
@@ -201,6 +217,20 @@ def _meta(conn: sqlite3.Connection, p: Path) -> dict[str, str]:
     if spec.get("format") != SPEC_FORMAT:
         raise CampaignError(f"{p}: its spec has format {spec.get('format')!r}")
     return meta
+
+
+def _synthetic_grid(spec: dict[str, Any]) -> int | None:
+    """The grid's size from a stored spec whose sources are all synthetic (their number of sets
+    is in the spec); ``None`` otherwise (files and traces would have to be read again)."""
+    try:
+        sources = spec["sources"]
+        if not sources or any(src.get("kind") != "synthetic" for src in sources):
+            return None
+        instances = sum(int(src["sets"]) for src in sources)
+        return (instances * len(spec["heuristics"]) * len(spec["priorities"]) * len(spec["qbar"])
+                * max(1, len(spec.get("P") or ())))
+    except (KeyError, TypeError, ValueError):
+        return None
 
 
 def _difference(old: dict[str, Any], new: dict[str, Any]) -> str:

@@ -1,27 +1,110 @@
-"""``coschedule bench``: measurements (k-in-p exact methods, the rigid heuristics' kernels, a campaign)."""
+"""``coschedule bench``: measurements (k-in-p exact methods, the rigid heuristics' kernels, a campaign).
+
+Every number printed is measured by the command; a comparison it cannot make (no baseline binary
+given, or one the binary's interface does not offer) is printed as "not measured".
+"""
 
 from __future__ import annotations
 
 import argparse
+import contextlib
+import signal
 import sys
+import threading
+import time
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
 from ..errors import FormatError
 from .common import Formatter, emit_json, positive_float, positive_int
 
-__all__ = ["register", "cmd_bench"]
+__all__ = ["EXIT_SIGTERM", "cmd_bench", "register"]
+
+#: exit status of ``bench campaign`` stopped by SIGTERM (128 + 15), after removing its database
+EXIT_SIGTERM = 143
+#: the cap of ``bench kinp`` per solve, and with ``--quick``
+KINP_TIME_LIMIT, QUICK_TIME_LIMIT = 60.0, 10.0
+
+
+class _Ticker:
+    """One progress line on a terminal (stderr), redrawn every second with the step's elapsed
+    time, erased before a table row is printed; nothing at all when ``stream`` is None."""
+
+    def __init__(self, stream: TextIO | None) -> None:
+        self.stream = stream
+        self.message = ""
+        self.t0 = time.monotonic()
+        self._lock = threading.Lock()
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        if stream is not None:
+            self._thread = threading.Thread(target=self._run, daemon=True, name="coschedule-bench-ticker")
+            self._thread.start()
+
+    def __call__(self, message: str) -> None:
+        with self._lock:
+            self.message, self.t0 = message, time.monotonic()
+        self._draw()
+
+    def clear(self) -> None:
+        with self._lock:
+            self.message = ""
+            if self.stream is not None:
+                self.stream.write("\r\x1b[K")
+                self.stream.flush()
+
+    def close(self) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join()
+        self.clear()
+
+    def _run(self) -> None:
+        while not self._stop.wait(1.0):
+            self._draw()
+
+    def _draw(self) -> None:
+        with self._lock:
+            if self.stream is None or not self.message:
+                return
+            self.stream.write(f"\r\x1b[K{self.message} {time.monotonic() - self.t0:.0f} s")
+            self.stream.flush()
+
+
+@contextlib.contextmanager
+def _sigterm_exits(code: int = EXIT_SIGTERM) -> Iterator[None]:
+    """Turn SIGTERM into ``SystemExit(code)`` in the main thread, so that ``finally`` blocks and
+    context managers run (the temporary database is removed, the workers are stopped) as on
+    Ctrl-C; the previous handler comes back afterwards."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def handler(signum: int, frame: Any) -> None:
+        raise SystemExit(code)
+
+    old = signal.signal(signal.SIGTERM, handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, old)
 
 
 def cmd_bench(args: argparse.Namespace) -> int:
     from ..bench import KINP_SIZES, MATCHING_SIZES, bench_kinp, bench_matching
 
-    progress = None if args.json or not sys.stderr.isatty() else (lambda m: print(m, file=sys.stderr))
+    tty = not args.json and sys.stderr.isatty()
+    if args.baseline_binary and args.suite == "kinp":
+        raise FormatError("--baseline-binary applies to bench rlist and bench campaign (the authors' "
+                          "simulator of the resilient rigid-jobs paper)")
     if args.suite == "rlist":
-        return _bench_rlist(args, progress)
+        return _bench_rlist(args, tty)
     if args.suite == "campaign":
-        return _bench_campaign(args)
+        return _bench_campaign(args, tty)
     args.p = 32 if args.p is None else args.p
+    if args.time_limit is None:
+        args.time_limit = QUICK_TIME_LIMIT if args.quick else KINP_TIME_LIMIT
     if args.quick:
         sizes = {"3": [4, 6, 12, 30], "n": [4, 6, 10, 14]}
         msizes = [100, 200]
@@ -31,101 +114,182 @@ def cmd_bench(args: argparse.Namespace) -> int:
         sizes = {**sizes, "3": args.n3}
     if args.nn:
         sizes = {**sizes, "n": args.nn}
+    ticker = _Ticker(sys.stderr if tty else None)
     rows = []
-    if not args.json:
-        print(f"k-in-p on eq. (1.13) instances, p = {args.p}, seed = n, cap {args.time_limit:g} s each")
-        print(f"{'k':>2} {'n':>4} | {'paper ILP (' + args.ilp_solver + ')':>24} | {'ILP vs opt':>10} |"
-              f" {'default method':>32} | speedup")
-    for row in bench_kinp(sizes, p=args.p, time_limit=args.time_limit, ilp_solver=args.ilp_solver,
-                          run_ilp=not args.no_ilp, ilp_every_row=args.ilp_every_row, progress=progress):
-        rows.append(row.to_dict())
+    try:
         if not args.json:
-            ilp = f"{row.ilp_time:7.2f} s {row.ilp_status:<9}" if row.ilp_time is not None else row.ilp_status[:24]
-            dflt = f"{row.default_method:>9} {row.default_time:7.2f} s {row.default_status:<9}"
-            print(f"{row.k:>2} {row.n:>4} | {ilp:>24} | {row.ilp_excess:>10} | {dflt:>32} | {row.speedup}",
+            print(f"k-in-p on eq. (1.13) instances, p = {args.p}, seed = n, cap {args.time_limit:g} s each",
                   flush=True)
-    mrows = []
-    if not args.json:
-        print(f"\n2-in-p matching, p = {args.matching_p}, seed = n")
-    for mrow in bench_matching(msizes, p=args.matching_p, solver=args.matching_solver, progress=progress):
-        mrows.append(mrow.to_dict())
+            print(f"{'k':>2} {'n':>4} | {'paper ILP (' + args.ilp_solver + ')':>24} | {'ILP vs opt':>10} |"
+                  f" {'default method':>32} | speedup", flush=True)
+        for row in bench_kinp(sizes, p=args.p, time_limit=args.time_limit, ilp_solver=args.ilp_solver,
+                              run_ilp=not args.no_ilp, ilp_every_row=args.ilp_every_row, progress=ticker):
+            rows.append(row.to_dict())
+            ticker.clear()
+            if not args.json:
+                ilp = (f"{row.ilp_time:7.2f} s {row.ilp_status:<9}" if row.ilp_time is not None
+                       else row.ilp_status[:24])
+                dflt = f"{row.default_method:>9} {row.default_time:7.2f} s {row.default_status:<9}"
+                print(f"{row.k:>2} {row.n:>4} | {ilp:>24} | {row.ilp_excess:>10} | {dflt:>32} | {row.speedup}",
+                      flush=True)
+        mrows = []
         if not args.json:
-            print(f"  n {mrow.n:>5}: {mrow.time:7.2f} s  {mrow.status} ({mrow.solver})", flush=True)
+            print(f"\n2-in-p matching, p = {args.matching_p}, seed = n", flush=True)
+        for mrow in bench_matching(msizes, p=args.matching_p, solver=args.matching_solver, progress=ticker):
+            mrows.append(mrow.to_dict())
+            ticker.clear()
+            if not args.json:
+                print(f"  n {mrow.n:>5}: {mrow.time:7.2f} s  {mrow.status} ({mrow.solver})", flush=True)
+    finally:
+        ticker.close()
     if args.json:
         emit_json({"kinp": rows, "matching": mrows})
     return 0
 
 
-def _bench_rlist(args: argparse.Namespace, progress: Any) -> int:
-    from ..bench import bench_rlist
+def _fmt(value: float | None, spec: str, width: int) -> str:
+    return f"{value:{width}{spec}}" if value is not None else f"{'-':>{width}}"
+
+
+def _bench_rlist(args: argparse.Namespace, tty: bool) -> int:
+    from ..bench import NOT_MEASURED, RLIST_HEURISTICS, bench_rlist
 
     P = 10000 if args.p is None else args.p
     scenarios = 100 if args.quick else args.scenarios
+    heuristics = RLIST_HEURISTICS
+    if args.heuristics:
+        from coschedule.errors import unknown_name
+
+        heuristics = tuple(h.strip().lower() for h in args.heuristics.split(",") if h.strip())
+        for h in heuristics:
+            if h not in RLIST_HEURISTICS:
+                raise unknown_name("heuristic", h, RLIST_HEURISTICS)
     rows = []
-    if not args.json:
-        print(f"rigid heuristics on the §5.1 setting: n = {args.jobs} jobs, P = {P}, qbar = {args.qbar:g}, "
-              f"{scenarios} scenarios (seed {args.seed}), {args.priority}; ms per scenario, one core")
-        print(f"{'heuristic':<14} {'fast':>9} {'reference':>10} {'speedup':>8} {'identical':>9} "
-              f"{'target':>7}  backend (compile)")
-    for row in bench_rlist(n=args.jobs, P=P, qbar=args.qbar, scenarios=scenarios,
-                           reference_scenarios=min(100, scenarios), priority=args.priority,
-                           seed=args.seed, progress=progress):
-        rows.append(row.to_dict())
+    ticker = _Ticker(sys.stderr if tty else None)
+    base = "C++" if args.baseline_binary else "baseline"
+    try:
         if not args.json:
-            target = f"{row.target_ms:g}" if row.target_ms is not None else "-"
-            print(f"{row.heuristic:<14} {row.fast_ms:9.4f} {row.reference_ms:10.3f} {row.speedup:8.1f} "
-                  f"{row.identical!s:>9} {target:>7}  {row.backend} ({row.compile_s:.2f} s)", flush=True)
+            print(f"rigid heuristics on the §5.1 setting: n = {args.jobs} jobs, P = {P}, qbar = {args.qbar:g}, "
+                  f"{scenarios} scenarios (seed {args.seed}), {args.priority}; ms per scenario, CPU time, one core")
+            if args.baseline_binary:
+                print(f"baseline: {args.baseline_binary} (the authors' simulator's interface; its whole run "
+                      "per scenario, start-up and file reading included)")
+            print(f"{'heuristic':<15} {'fast':>9} {'reference':>10} {'speedup':>8} {'identical':>9} "
+                  f"{base:>9} {'agree':>12}  backend (compile)", flush=True)
+        for row in bench_rlist(heuristics, n=args.jobs, P=P, qbar=args.qbar, scenarios=scenarios,
+                               reference_scenarios=min(100, scenarios), priority=args.priority,
+                               seed=args.seed, progress=ticker, baseline=args.baseline_binary):
+            rows.append(row.to_dict())
+            ticker.clear()
+            if not args.json:
+                if row.baseline == "measured":
+                    b = f"{row.baseline_ms:9.4f}"
+                    agree = (f"{row.baseline_agree}/{row.scenarios}" if row.baseline_agree is not None
+                             else "random")
+                else:
+                    b, agree = f"{'-':>9}", "not measured"
+                print(f"{row.heuristic:<15} {row.fast_ms:9.4f} {_fmt(row.reference_ms, '.3f', 10)} "
+                      f"{_fmt(row.speedup, '.1f', 8)} {row.identical!s:>9} {b} {agree:>12}  "
+                      f"{row.backend} ({row.compile_s:.2f} s)", flush=True)
+    finally:
+        ticker.close()
     if args.json:
         emit_json({"rlist": rows})
+        return 0
+    if not args.baseline_binary:
+        print(f"baseline (the authors' C++ simulator): {NOT_MEASURED}; give --baseline-binary PATH to run it")
+    else:
+        for row in rows:
+            if row["baseline"] not in ("measured", NOT_MEASURED):
+                print(f"  {row['heuristic']}: {row['baseline']}")
     return 0
 
 
-def _bench_campaign(args: argparse.Namespace) -> int:
-    from ..bench import bench_campaign
+def _bench_campaign(args: argparse.Namespace, tty: bool) -> int:
+    from ..bench import NOT_MEASURED, bench_campaign
     from ..data import spec_path
 
     spec = str(spec_path(args.spec or "fig5-tenth"))  # a file, or a bundled spec's name
     if not Path(spec).exists():
         raise FormatError(f"{spec}: no such file (give --spec SPEC.toml)")
-    row = bench_campaign(spec, workers=args.workers)
+    try:
+        with _sigterm_exits():
+            row = bench_campaign(spec, workers=args.workers, baseline=args.baseline_binary, progress=not args.json)
+    except SystemExit as e:
+        if e.code == EXIT_SIGTERM:
+            print("coschedule bench: terminated (SIGTERM); the temporary database was removed", file=sys.stderr)
+        raise
     if args.json:
         emit_json({"campaign": row.to_dict()})
         return 0
     print(f"campaign {spec}: {row.cells} cells, {row.simulations:,} simulations on {row.workers} workers")
-    print(f"  wall time {row.seconds:.1f} s ({row.per_second:,.0f} simulations/s); peak memory "
-          f"{row.peak_rss_mb} MB (main), {row.worker_peak_rss_mb} MB (worker)")
-    print(f"  C++ baseline for as many simulations: {row.baseline_seconds / 3600:.2f} h on one core "
-          f"(13 h for the 10.5 M of Fig. 5): {row.speedup:.1f}x less wall time")
+    print(f"  wall time {row.seconds:.1f} s ({row.per_second:,.0f} simulations/s); compute {row.compute_seconds:.1f} s "
+          f"summed over the cells; peak memory {row.peak_rss_mb} MB (main), {row.worker_peak_rss_mb} MB (worker)")
+    b = row.baseline
+    if b is None:
+        print(f"  baseline (the authors' C++ simulator): {NOT_MEASURED}; give --baseline-binary PATH to run it "
+              "on the cells it can run")
+    else:
+        ratio = f" ({b.ratio:.2f}x our compute time)" if b.ratio is not None else ""
+        print(f"  baseline {b.binary} on the {b.cells} cells it can run ({b.scenarios:,} simulations, one "
+              f"process per cell): {b.cpu_s:.1f} s CPU, {b.wall_s:.1f} s wall{ratio}; ours {b.ours_s:.1f} s "
+              "compute on the same cells")
+        print(f"  mean makespans agree on {b.agree} of {b.compared} cells (RANDOM cells are timed, not compared)"
+              + (f"; not run: {b.skipped}" if b.skipped else ""))
     return 0
 
 
 def register(sub: Any) -> None:
     p = sub.add_parser(
         "bench", formatter_class=Formatter,
-        help="benchmarks (kinp: paper's ILP vs the default method; 2-in-p matching)",
-        description="Measure the exact methods on seeded eq. (1.13) instances and print a table. "
-        "A measurement, not a test: it takes minutes (the paper's ILP is capped by --time-limit "
-        "and not run again for larger n once it fails to prove optimality).",
+        help="benchmarks (kinp: exact methods; rlist: the rigid heuristics' kernels; campaign: a whole campaign)",
+        description="Measurements, not tests; every number printed is measured, a comparison not made "
+        "says 'not measured'.\n"
+        "  kinp      the paper's ILP against the default exact method on seeded eq. (1.13) instances, "
+        "and the 2-in-p matching (capped by --time-limit; the ILP is not run again for larger n once "
+        "it fails to prove optimality). --quick: a small table in about a minute.\n"
+        "  rlist     ms per failure scenario of the seven heuristics of §5.1, r-list-0, r-list-1, "
+        "r-list-q, r-shelf-b, r-shelf-nb, r-shelffill-b, r-shelffill-nb (or --heuristics): numba "
+        "kernels against the reference implementation, makespans checked identical; with "
+        "--baseline-binary also the authors' simulator on the same scenarios.\n"
+        "  campaign  the wall time of a whole campaign into a temporary database (removed on exit, "
+        "Ctrl-C or SIGTERM: exit status 143); with --baseline-binary also the authors' simulator on "
+        "the cells it can run.\n"
+        "--baseline-binary PATH: the authors' C++ simulator (github.com/vlefevre/job-scheduling, "
+        "main.cpp) or any program with its interface: PATH INSTANCE FAILURES COUNT, INSTANCE = first "
+        "line 'lambda P verif priority batch naive shelf' (priority: length, rlength, procs, rprocs, "
+        "area, rarea, rand), then 'NAME rgd TIME PROCS' per job; FAILURES = COUNT scenarios of n "
+        "integers (failed attempts per job); it prints 'MAKESPAN BOUND FAILURES' per scenario. "
+        "Its main() runs m = 0, so it serves r-list-0, r-shelf-b and r-shelf-nb. See `coschedule docs benchmarks`.",
         epilog="examples:\n"
-        "  coschedule bench kinp\n"
-        "  coschedule bench kinp --quick --time-limit 10\n"
+        "  coschedule bench kinp --quick             # about a minute (cap 10 s per solve)\n"
+        "  coschedule bench kinp                     # the full table, several minutes\n"
         "  coschedule bench kinp --n3 20 40 60 --nn 16 18 --no-ilp --json\n"
-        "  coschedule bench rlist                    # 1000 scenarios of 100 jobs, fast vs reference\n"
-        "  coschedule bench campaign                 # a tenth of Fig. 5 (about 5 min) vs the C++ simulator\n"
+        "  coschedule bench rlist --quick            # 100 scenarios of 100 jobs, fast vs reference\n"
+        "  coschedule bench rlist --baseline-binary ./job-scheduling/main   # and the authors' simulator\n"
+        "  coschedule bench campaign                 # a tenth of Fig. 5 (about 5 min on 2 cores)\n"
         "  coschedule bench campaign --spec campaigns/fig5.toml   # the full Fig. 5 (about 46 min)\n",
     )
     p.add_argument("suite", choices=["kinp", "rlist", "campaign"],
                    help="kinp: exact co-scheduling methods; rlist: rigid heuristics per scenario (fast vs "
-                   "reference); campaign: a whole campaign against the C++ simulator's time")
+                   "reference, and a baseline binary); campaign: a whole campaign")
     p.add_argument("--spec", help="campaign: the TOML spec (default campaigns/fig5-tenth.toml)")
     p.add_argument("--workers", type=positive_int, help="campaign: worker processes (default all cores)")
-    p.add_argument("--time-limit", type=positive_float, default=60.0, help="cap per solve, seconds (default 60)")
-    p.add_argument("--p", type=positive_int, default=None,
+    p.add_argument("--baseline-binary", metavar="PATH",
+                   help="rlist, campaign: run this program (the authors' simulator's interface, see above) "
+                   "on the same instances and scenarios, time it and compare its makespans")
+    p.add_argument("--time-limit", type=positive_float, default=None,
+                   help=f"kinp: cap per solve, seconds (default {KINP_TIME_LIMIT:g}; {QUICK_TIME_LIMIT:g} with --quick)")
+    p.add_argument("--P", dest="p", type=positive_int, default=None,
                    help="processors: k-in-p rows (default 32) or P for rlist (default 10000)")
-    p.add_argument("--jobs", type=positive_int, default=100, help="rlist: jobs per instance (default 100)")
+    p.add_argument("--n", dest="jobs", type=positive_int, default=100, help="rlist: jobs per instance (default 100)")
     p.add_argument("--scenarios", type=positive_int, default=1000, help="rlist: sampled scenarios (default 1000)")
     p.add_argument("--qbar", type=float, default=0.3, help="rlist: mean failure probability (default 0.3)")
     p.add_argument("--priority", default="LPT", help="rlist: priority rule (default LPT)")
+    p.add_argument("--heuristic", dest="heuristics", help="rlist: comma-separated subset of the seven (default all)")
+    p.alias("--p", "--P")
+    p.alias("--jobs", "--n")
+    p.alias("--heuristics", "--heuristic")
     p.add_argument("--seed", type=int, default=0, help="rlist: seed of the instance and scenarios (default 0)")
     p.add_argument("--n3", type=positive_int, nargs="+", help="sizes n for k = 3")
     p.add_argument("--nn", type=positive_int, nargs="+", help="sizes n for k = n")
@@ -135,6 +299,7 @@ def register(sub: Any) -> None:
                    help="run the ILP on every row, even after it failed to prove a smaller n (slow)")
     p.add_argument("--matching-p", type=positive_int, default=64, help="processors for 2-in-p rows (default 64)")
     p.add_argument("--matching-solver", default="auto", help="auto (default), rustworkx, networkx")
-    p.add_argument("--quick", action="store_true", help="a small table in about a minute")
+    p.add_argument("--quick", action="store_true",
+                   help="kinp: small sizes and a 10 s cap (about a minute); rlist: 100 scenarios")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_bench)

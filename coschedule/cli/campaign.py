@@ -33,7 +33,7 @@ from ..campaign import (
 )
 from ..campaign.spec import describe_sources, replace_spec
 from ..data import TRACES_ENV, spec_path
-from .common import Formatter, write_figure
+from .common import Formatter, positive_float, write_figure
 
 __all__ = ["register", "cmd_simulate", "cmd_report"]
 
@@ -109,8 +109,10 @@ def register(sub: Any) -> None:
     g.add_argument("--workers", type=int, help="local worker processes (default: all cores)")
     g.add_argument("--dask", metavar="ADDRESS", help="run on this Dask scheduler, e.g. tcp://host:8786")
     g.add_argument("--dry-run", action="store_true", help="check the spec and print the grid's size; run nothing")
-    g.add_argument("--json", action="store_true", help="print a JSON summary (no progress bar)")
-    g.add_argument("--quiet", action="store_true", help="no progress bar")
+    g.add_argument("--json", action="store_true", help="print a JSON summary (no progress)")
+    g.add_argument("--quiet", action="store_true", help="no progress (bar or log lines)")
+    g.add_argument("--log-interval", type=positive_float, default=60.0, metavar="S",
+                   help="when stderr is not a terminal: a progress line every S seconds (default 60)")
     p.set_defaults(func=cmd_simulate)
 
     p = sub.add_parser(
@@ -218,9 +220,15 @@ def cmd_simulate(args: argparse.Namespace) -> int:
                   f"{cells} cells x {spec.scenarios} scenarios = {sims} simulations")
             print(f"database {db}: {done} of {cells} cells done" if done else f"database {db}: new")
         return 0
-    progress = not args.json and not args.quiet and sys.stderr.isatty()
+    from ..campaign import run as campaign_run
+
+    if args.dask is None and not campaign_run.HAVE_NUMBA:
+        print(f"coschedule simulate: {campaign_run.NO_NUMBA_NOTE}", file=sys.stderr)
+    # a bar on a terminal; one line every --log-interval seconds otherwise (batch jobs, nohup)
+    progress = not args.json and not args.quiet
     try:
-        summary = run_campaign(spec, db, workers=args.workers, dask=args.dask, progress=progress)
+        summary = run_campaign(spec, db, workers=args.workers, dask=args.dask, progress=progress,
+                               log_interval=args.log_interval)
     except KeyboardInterrupt:
         with ResultStore.open(db) as store:
             done = store.count()
@@ -240,18 +248,33 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     return 0
 
 
-def _keep(args: argparse.Namespace) -> Any:
-    """The row filter of ``report``'s --qbar, --P, --priority, --heuristics and --source."""
-    heur = {h.strip().lower() for h in args.heuristics.split(",")} if args.heuristics else None
+def _filters(args: argparse.Namespace) -> list[tuple[str, str, Any]]:
+    """``(flag as typed, row key, predicate)`` for each filter given to ``report``."""
+    out: list[tuple[str, str, Any]] = []
+    if args.qbar is not None:
+        out.append((f"--qbar {args.qbar:g}", "qbar", lambda v: abs(v - args.qbar) < 1e-12))
+    if args.P is not None:
+        out.append((f"--P {args.P}", "P_grid", lambda v: v == args.P))
+    if args.priority is not None:
+        out.append((f"--priority {args.priority}", "priority", lambda v: v == args.priority.upper()))
+    if args.heuristics:
+        heur = {h.strip().lower() for h in args.heuristics.split(",")}
+        out.append((f"--heuristic {args.heuristics}", "heuristic", lambda v: v in heur))
+    if args.source is not None:
+        out.append((f"--source {args.source}", "source", lambda v: v == args.source))
+    return out
 
-    def keep(r: dict[str, Any]) -> bool:
-        return ((args.qbar is None or abs(r["qbar"] - args.qbar) < 1e-12)
-                and (args.P is None or r["P_grid"] == args.P)
-                and (args.priority is None or r["priority"] == args.priority.upper())
-                and (heur is None or r["heuristic"] in heur)
-                and (args.source is None or r["source"] == args.source))
 
-    return keep
+def _no_match(filters: list[tuple[str, str, Any]], rows: list[dict[str, Any]]) -> str:
+    """The one-line error for filters that select no cell: the first filter that matches
+    nothing on its own, with the values the database has, or the combination."""
+    for flag, key, ok in filters:
+        if not any(ok(r[key]) for r in rows):
+            values = sorted({r[key] for r in rows},
+                            key=lambda v: (v is None, v if isinstance(v, (int, float)) else 0, str(v)))
+            shown = ", ".join("own" if v is None else (f"{v:g}" if isinstance(v, float) else str(v)) for v in values)
+            return f"no cell matches {flag} (the database has {key} {shown or 'none'})"
+    return f"no cell matches {' '.join(f for f, _, _ in filters)} together"
 
 
 def _report_several(args: argparse.Namespace) -> int:
@@ -259,12 +282,12 @@ def _report_several(args: argparse.Namespace) -> int:
     side (the paper's Fig. 4 from fig4a and fig4b)."""
     if args.csv or args.json:
         raise CampaignError("--csv and --json read one database; give one DB")
-    keep = _keep(args)
+    filters = _filters(args)
     panels = []
     for db in args.db:
         cmd_report(argparse.Namespace(**{**vars(args), "db": [db], "plot": None}))
         with ResultStore.open(db) as store:
-            groups = summarize(r for r in store.rows() if keep(r))
+            groups = summarize(r for r in store.rows() if all(ok(r[key]) for _, key, ok in filters))
         if not groups:
             raise CampaignError(f"{db}: no completed cell matches; nothing to plot")
         prios = sorted({g.priority for g in groups})
@@ -282,7 +305,19 @@ def cmd_report(args: argparse.Namespace) -> int:
         return _report_several(args)
     db = args.db[0]
     with ResultStore.open(db) as store:
-        groups = summarize(r for r in store.rows() if _keep(args)(r))
+        filters = _filters(args)
+        rows = list(store.rows())
+        selected = [r for r in rows if all(ok(r[key]) for _, key, ok in filters)]
+        if filters and not selected:
+            raise CampaignError(f"{db}: " + _no_match(filters, rows))
+        done = len(rows)
+        grid = store.grid_cells
+        missing = None if grid is None else max(0, grid - done)
+        if missing:
+            print(f"coschedule report: {db}: {missing:,} of {grid:,} cells missing (the campaign "
+                  "is unfinished: run the same coschedule simulate again to complete it); the tables "
+                  "and figures average only the cells present", file=sys.stderr)
+        groups = summarize(selected)
         if args.csv:
             if args.csv == "-":
                 export_csv(store, sys.stdout)
@@ -295,12 +330,13 @@ def cmd_report(args: argparse.Namespace) -> int:
                 raise CampaignError(f"{db}: no completed cell matches; nothing to plot")
             write_figure(plot_groups(groups, title=args.title), args.plot)
         if args.json:
-            export_json(store, sys.stdout, groups)
+            export_json(store, sys.stdout, groups,
+                        extra={"grid_cells": grid, "done_cells": done, "missing_cells": missing})
         elif args.markdown:
             print(format_markdown(groups))
         elif args.csv != "-":
             spec = store.spec_dict
-            total = store.count()
-            print(f"campaign {spec.get('name')}: {total} cells, {spec.get('scenarios')} scenarios each ({db})")
+            of_grid = f" of {grid:,}" if grid is not None else ""
+            print(f"campaign {spec.get('name')}: {done}{of_grid} cells, {spec.get('scenarios')} scenarios each ({db})")
             print(format_tables(groups))
     return 0

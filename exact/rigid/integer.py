@@ -50,6 +50,7 @@ from __future__ import annotations
 import bisect
 import math
 import os
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
@@ -58,6 +59,9 @@ from typing import Any
 from coschedule.rigid import FailureScenario, RigidInstance
 from coschedule.schedule import Execution, Outcome, Schedule
 
+from coschedule.timelimit import Deadline
+
+from ..mip import cpsat_solve
 from ..units import time_unit_for
 
 #: integer times above this cannot be handled exactly by CP-SAT (int64 with head room)
@@ -324,3 +328,18 @@ def _cp_solver(time_limit: float | None, threads: int | None) -> Any:
     solver.parameters.num_workers = int(threads) if threads else max(8, os.cpu_count() or 1)
     solver.parameters.random_seed = 0
     return solver
+def _solve_within(solver: Any, model: Any, deadline: Deadline) -> Any:
+    """CP-SAT within what is left of the limit (:mod:`coschedule.timelimit`: a millisecond when
+    building the model used it all; the caller keeps its heuristic schedule)."""
+    return cpsat_solve(solver, model, deadline)
+
+
+def _limit_info(code: Any, time_limit: float | None, t0: float) -> dict[str, str]:
+    """``{"time_limit_reached": ...}`` when the limit stopped the solve before a proof."""
+    from ortools.sat.python import cp_model
+
+    if time_limit is None or code == cp_model.OPTIMAL or time.perf_counter() - t0 < time_limit:
+        return {}
+    return {"time_limit_reached": "time limit reached before CP-SAT proved optimality"}
+
+

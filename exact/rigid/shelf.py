@@ -14,9 +14,10 @@ from typing import Any
 from coschedule.results import ExactResult, Status
 from coschedule.rigid import FailureScenario, RigidInstance, lower_bound
 from coschedule.schedule import Execution, Outcome, Schedule
+from coschedule.timelimit import Deadline
 from coschedule.validate import validate_rigid
 
-from .integer import _cp_solver, _durations, _unit
+from .integer import _cp_solver, _durations, _limit_info, _solve_within, _unit
 
 
 @dataclass
@@ -165,8 +166,8 @@ def solve_shelf_opt(
     cp = build_shelf_cp(instance, scenario, time_unit=unit, shelves=slots)
     # the greedy bounds the number of slots but is not hinted (hints slowed the proofs down)
     greedy_sorted = sorted(greedy, key=lambda sh: -max(dur[j] for j in sh))
-    solver = _cp_solver(time_limit, threads)
-    code = solver.solve(cp.model)
+    solver = _cp_solver(None, threads)
+    code = _solve_within(solver, cp.model, Deadline.after(time_limit, t0))
     if code in (cp_model.INFEASIBLE, cp_model.MODEL_INVALID):
         raise RuntimeError(
             f"CP-SAT says {solver.status_name(code)} on a model with a known solution (a bug)"
@@ -205,6 +206,7 @@ def solve_shelf_opt(
         "shelves": used,
         "branches": solver.num_branches,
         "wall_time": solver.wall_time,
+        **_limit_info(code, time_limit, t0),
     }
     return ExactResult(
         status,

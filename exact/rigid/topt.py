@@ -18,12 +18,15 @@ from coschedule.errors import InvalidSchedule
 from coschedule.results import ExactResult, Status
 from coschedule.rigid import FailureScenario, RigidInstance, lower_bound
 from coschedule.schedule import Schedule
+from coschedule.timelimit import Deadline
 from coschedule.validate import validate_rigid
 
 from .integer import (
     MAX_UNITS,
     _Attempts,
     _cp_solver,
+    _limit_info,
+    _solve_within,
     _decode_rigid,
     _default_order,
     _durations,
@@ -307,8 +310,8 @@ def solve_rigid_opt(
                 cp.model.add_hint(var, v)
         cp.model.add_hint(cp.makespan, max(s + di for s, di in zip(h_starts, d)))
 
-    solver = _cp_solver(time_limit, threads)
-    code = solver.solve(cp.model)
+    solver = _cp_solver(None, threads)
+    code = _solve_within(solver, cp.model, Deadline.after(time_limit, t0))
     if code in (cp_model.INFEASIBLE, cp_model.MODEL_INVALID):
         raise RuntimeError(
             f"CP-SAT says {solver.status_name(code)} on a model with a known solution (a bug)"
@@ -349,6 +352,7 @@ def solve_rigid_opt(
         "lower_bound_L": lb_f,
         "branches": solver.num_branches,
         "wall_time": solver.wall_time,
+        **_limit_info(code, time_limit, t0),
     }
     return ExactResult(
         status,

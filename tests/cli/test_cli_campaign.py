@@ -230,3 +230,61 @@ def test_spec_without_sources_or_heuristics_names_the_file(capsys, tmp_path):
     assert code == 2 and err.startswith(f"coschedule simulate: error: {spec}: no heuristics")
     code, out, _ = run(capsys, "simulate", spec, "--synthetic", "2", "--heuristics", "r-list-0", "--dry-run")
     assert code == 0 and "2 instances x 1 heuristics" in out  # a spec of defaults completed by flags
+
+
+def test_simulate_logs_progress_when_stderr_is_not_a_terminal(capsys, tmp_path):
+    db = tmp_path / "log.sqlite"
+    code, _, err = run(capsys, "simulate", *GRID, "--db", db, "--workers", "1", "--log-interval", "0.01")
+    assert code == 0
+    lines = [line for line in err.splitlines() if line.startswith("simulate campaign: ")]
+    assert lines and lines[-1].endswith("(done)") and "24/24 cells" in lines[-1]
+    assert "\x1b" not in err and "\r" not in err
+
+
+def test_simulate_says_once_that_numba_is_missing(capsys, tmp_path, monkeypatch):
+    from coschedule.campaign import run as campaign_run
+
+    monkeypatch.setattr(campaign_run, "HAVE_NUMBA", False)
+    code, _, err = run(capsys, "simulate", *GRID, "--db", tmp_path / "n.sqlite", "--workers", "1", "--quiet")
+    assert code == 0
+    assert err.count("numba is not installed") == 1
+    assert 'pip install "coschedule-hpc[fast]"' in err and 'pip install -e ".[fast]"' in err
+    monkeypatch.setattr(campaign_run, "HAVE_NUMBA", True)
+    code, _, err = run(capsys, "simulate", *GRID, "--db", tmp_path / "m.sqlite", "--workers", "1", "--quiet")
+    assert code == 0 and "numba" not in err
+
+
+def test_report_says_how_many_cells_are_missing(capsys, tmp_path):
+    from coschedule.campaign import CampaignSpec, SyntheticSource, run_campaign
+
+    db = tmp_path / "half.sqlite"
+    spec = CampaignSpec(sources=(SyntheticSource(sets=2, n=10),), heuristics=("r-list-0",),
+                        priorities=("LPT", "LA"), qbar=(0.0, 0.2), scenarios=10, seed=3)
+    run_campaign(spec, db, workers=1, max_cells=3)
+    code, out, err = run(capsys, "report", db)
+    assert code == 0
+    assert "5 of 8 cells missing" in err and err.count("\n") == 1
+    assert "3 of 8 cells" in out
+    code, out, _ = run(capsys, "report", db, "--json")
+    data = json.loads(out)
+    assert (data["grid_cells"], data["done_cells"], data["missing_cells"]) == (8, 3, 5)
+    run_campaign(spec, db, workers=1)
+    code, out, err = run(capsys, "report", db)
+    assert code == 0 and "missing" not in err
+
+
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (("--qbar", "0.35"), "no cell matches --qbar 0.35 (the database has qbar 0, 0.2, 0.4)"),
+        (("--priority", "SPT"), "no cell matches --priority SPT (the database has priority LA, LPT)"),
+        (("--heuristics", "r-list-q"), "no cell matches --heuristic r-list-q"),
+        (("--source", "kth"), "no cell matches --source kth"),
+    ],
+)
+def test_report_filter_matching_nothing_is_an_error(capsys, tmp_path, argv, message):
+    db = tmp_path / "f.sqlite"
+    assert run(capsys, "simulate", *GRID, "--db", db, "--workers", "1", "--quiet")[0] == 0
+    code, out, err = run(capsys, "report", db, *argv)
+    assert code == 2 and out == ""
+    assert err.count("\n") == 1 and message in err, err

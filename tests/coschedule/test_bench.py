@@ -3,13 +3,20 @@
 from __future__ import annotations
 
 import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
 
+import numpy as np
 import pytest
 
 from coschedule.bench import bench_kinp, bench_matching
-from coschedule.generators import synthetic_instance
 from coschedule.exact import solve_kinp
 from coschedule.exact.exhaustive import solve_exhaustive
+from coschedule.generators import synthetic_instance
 
 
 def test_kinp_rows_match_exhaustive_search():
@@ -41,19 +48,142 @@ def test_matching_rows_are_optimal():
     assert row.objective == pytest.approx(ref, rel=1e-9)
 
 
-def test_bench_campaign_times_a_fresh_run_against_the_cpp_baseline(tmp_path, capsys):
-    from coschedule.bench import CPP_FIG5_SECONDS, FIG5_SIMULATIONS, bench_campaign
+TINY_SPEC = ('scenarios = 7\nheuristics = ["r-list-0", "r-shelf-b", "r-list-q"]\nqbar = [0, 0.2]\n'
+             'priorities = ["LPT", "RANDOM"]\n'
+             '[[source]]\nkind = "synthetic"\nsets = 2\nn = 8\nprocs = [1, 10]\nP = 20\n')
+
+
+@pytest.fixture
+def standin(tmp_path):
+    """An executable with the authors' simulator's interface: the Python stand-in (NOT their code)."""
+    script = Path(__file__).with_name("standin_authors_simulator.py")
+    exe = tmp_path / "standin-authors-simulator"
+    exe.write_text(f'#!/bin/sh\nexec "{sys.executable}" "{script}" "$@"\n')
+    exe.chmod(0o755)
+    return str(exe)
+
+
+def test_bench_campaign_measures_and_says_what_it_did_not(tmp_path, capsys):
+    from coschedule.bench import NOT_MEASURED, bench_campaign
     from coschedule.cli import main
 
     spec = tmp_path / "tiny.toml"
-    spec.write_text('scenarios = 7\nheuristics = ["r-list-0", "r-shelf-b"]\nqbar = [0, 0.2]\n'
-                    '[[source]]\nkind = "synthetic"\nsets = 2\nn = 8\nprocs = [1, 10]\nP = 20\n')
+    spec.write_text(TINY_SPEC)
     row = bench_campaign(str(spec), workers=1)
-    assert row.cells == 2 * 2 * 2 and row.simulations == row.cells * 7
-    assert row.baseline_seconds == pytest.approx(CPP_FIG5_SECONDS * row.simulations / FIG5_SIMULATIONS)
-    assert row.speedup == pytest.approx(row.baseline_seconds / row.seconds)
+    assert row.cells == 2 * 3 * 2 * 2 and row.simulations == row.cells * 7
+    assert row.baseline is None and row.compute_seconds > 0
     assert not list(tmp_path.glob("*.sqlite"))  # a temporary database, removed afterwards
     assert main(["bench", "campaign", "--spec", str(spec), "--workers", "1", "--json"]) == 0
     data = json.loads(capsys.readouterr().out)["campaign"]
-    assert data["simulations"] == 56 and data["workers"] == 1
+    assert data["simulations"] == 168 and data["workers"] == 1 and data["baseline"] == NOT_MEASURED
+    assert not {"speedup", "baseline_seconds"} & set(data)  # no estimate presented as a comparison
+    assert main(["bench", "campaign", "--spec", str(spec), "--workers", "1"]) == 0
+    out = capsys.readouterr().out
+    assert "not measured" in out and "C++ baseline for as many" not in out and "13 h" not in out
     assert main(["bench", "campaign", "--spec", str(tmp_path / "none.toml")]) == 2
+
+
+def test_baseline_files_and_parsing(tmp_path, standin):
+    """Our side of the exchange with the authors' simulator, checked with the stand-in."""
+    from coschedule.heuristics.fast import makespans
+
+    from coschedule.baseline import BaselineError, run_baseline, write_failures, write_instance
+    from coschedule.generators import synthetic_rigid
+    from coschedule.rigid import SilentErrors
+
+    inst = synthetic_rigid(15, 2000, seed=4)
+    f = SilentErrors.from_qbar(inst, 0.4).sample(inst, size=12, seed=5)
+    write_instance(tmp_path / "i.txt", inst, "r-shelf-nb", "LA")
+    lines = (tmp_path / "i.txt").read_text().splitlines()
+    assert lines[0] == "0 2000 0 area 0 1 1" and len(lines) == 16
+    assert lines[1].split()[1] == "rgd" and int(lines[1].split()[3]) == inst.jobs[0].procs
+    write_failures(tmp_path / "f.txt", f)
+    assert [list(map(int, row.split())) for row in (tmp_path / "f.txt").read_text().splitlines()] == f.tolist()
+    for heuristic in ("r-list-0", "r-shelf-b", "r-shelf-nb"):
+        for priority in ("LPT", "SA"):
+            run = run_baseline(standin, inst, f, heuristic, priority)
+            ours = makespans(inst, f, heuristic, priority=priority)
+            assert run.scenarios == 12 and run.cpu_s >= 0 and run.wall_s > 0
+            assert np.allclose(run.makespans, ours, rtol=1e-5, atol=0), (heuristic, priority)
+    with pytest.raises(BaselineError, match="not reachable through the binary's interface"):
+        run_baseline(standin, inst, f, "r-list-q", "LPT")
+    with pytest.raises(BaselineError, match="not an executable file"):
+        run_baseline(tmp_path / "i.txt", inst, f, "r-list-0", "LPT")
+    liar = tmp_path / "liar"
+    liar.write_text("#!/bin/sh\necho 1 2 3\n")
+    liar.chmod(0o755)
+    with pytest.raises(BaselineError, match="printed 1 result lines for 12 scenarios"):
+        run_baseline(liar, inst, f, "r-list-0", "LPT")
+
+
+def test_bench_rlist_with_a_baseline_binary(standin, capsys):
+    from coschedule.bench import NOT_MEASURED, RLIST_HEURISTICS, bench_rlist
+    from coschedule.cli import main
+
+    assert RLIST_HEURISTICS == ("r-list-0", "r-list-1", "r-list-q", "r-shelf-b", "r-shelf-nb",
+                                "r-shelffill-b", "r-shelffill-nb")
+    rows = {r.heuristic: r for r in bench_rlist(("r-list-0", "r-shelf-b", "r-shelffill-b"), n=12, P=4000,
+                                                 scenarios=20, reference_scenarios=5, repeat=1,
+                                                 baseline=standin)}
+    for h in ("r-list-0", "r-shelf-b"):
+        assert rows[h].baseline == "measured" and rows[h].baseline_agree == 20
+        assert rows[h].baseline_ms > 0 and rows[h].baseline_ratio is not None
+    assert rows["r-shelffill-b"].baseline.startswith(NOT_MEASURED + ": r-shelffill-b is not reachable")
+    assert rows["r-shelffill-b"].baseline_ms is None
+    (plain,) = bench_rlist(("r-list-0",), n=12, P=4000, scenarios=5, reference_scenarios=2, repeat=1)
+    assert plain.baseline == NOT_MEASURED and "target_ms" not in plain.to_dict()
+    code = main(["bench", "rlist", "--quick", "--jobs", "12", "--p", "4000", "--heuristics", "r-list-0,r-list-q"])
+    out = capsys.readouterr().out
+    assert code == 0 and "not measured" in out and "r-list-q" in out
+    code = main(["bench", "rlist", "--quick", "--jobs", "12", "--p", "4000", "--heuristics", "r-list-0,r-list-q",
+                 "--baseline-binary", standin, "--json"])
+    data = json.loads(capsys.readouterr().out)["rlist"]
+    assert code == 0 and [r["baseline"] == "measured" for r in data] == [True, False]
+    assert data[0]["baseline_agree"] == 100
+
+
+def test_bench_campaign_with_a_baseline_binary(tmp_path, standin):
+    from coschedule.bench import bench_campaign
+
+    spec = tmp_path / "tiny.toml"
+    spec.write_text(TINY_SPEC)
+    row = bench_campaign(str(spec), workers=1, baseline=standin)
+    b = row.baseline
+    # r-list-0 and r-shelf-b, both priorities, 2 sets x 2 qbar; RANDOM is timed, not compared
+    assert b.cells == 2 * 2 * 2 * 2 and b.scenarios == b.cells * 7
+    assert b.compared == b.cells // 2 and b.agree == b.compared
+    assert b.skipped == "r-list-q" and b.ours_s > 0 and b.ratio is not None
+
+
+def test_bench_kinp_quick_caps_at_10_s(capsys):
+    from coschedule.cli import main
+
+    assert main(["bench", "kinp", "--quick", "--n3", "4", "--nn", "4", "--no-ilp", "--matching-p", "8"]) == 0
+    out = capsys.readouterr().out
+    assert "cap 10 s each" in out and out.count("optimal") >= 4
+
+
+def test_sigterm_removes_the_temporary_database(tmp_path):
+    """``bench campaign`` stopped by SIGTERM removes its database, as on Ctrl-C, and exits 143."""
+    spec = tmp_path / "slow.toml"
+    spec.write_text('scenarios = 400\nheuristics = ["r-list-q"]\nqbar = [0.3, 0.5, 0.7]\n'
+                    '[[source]]\nkind = "synthetic"\nsets = 6\nn = 60\n')
+    tmpdir = tmp_path / "tmp"
+    tmpdir.mkdir()
+    env = {**os.environ, "TMPDIR": str(tmpdir)}
+    proc = subprocess.Popen([sys.executable, "-m", "coschedule", "bench", "campaign", "--spec", str(spec),
+                             "--workers", "1"], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        deadline = time.monotonic() + 60
+        while not list(tmpdir.glob("coschedule-bench-*/bench.sqlite")):
+            assert proc.poll() is None, proc.communicate()
+            assert time.monotonic() < deadline, "the database never appeared"
+            time.sleep(0.05)
+        proc.send_signal(signal.SIGTERM)
+        _, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 143, err.decode()
+    assert b"terminated (SIGTERM)" in err
+    assert list(tmpdir.iterdir()) == []  # the temporary directory and its database are gone

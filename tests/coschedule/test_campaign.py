@@ -36,7 +36,7 @@ from coschedule.campaign import (
     run_campaign,
     summarize,
 )
-from coschedule.campaign.run import Progress
+from coschedule.campaign.progress import Progress, campaign_costs, cell_cost
 from coschedule.campaign.spec import cell_id, expected_failures, replace_spec, spec_from_dict
 from coschedule.campaign.store import COLUMNS
 from coschedule.generators import random_rigid
@@ -505,15 +505,66 @@ def test_groups_pool_the_cells_standard_deviations(reference_db):
         assert g.platform == 100
 
 
-def test_progress_line_has_rate_and_eta():
+def test_progress_eta_weighs_work_not_cells():
+    """10 of 100 cells done in 10 s, but they were the costly half of the work: ETA 10 s, not 90 s."""
+    bar = Progress(total=100, total_cost=200.0, stream=io.StringIO(), mode="off")
+    bar.t0 -= 10.0
+    bar.update(cost=100.0, cells=10)
+    assert bar.eta() == pytest.approx(10.0, rel=1e-3)
+    assert "10/100 cells (50.0% of the estimated work)" in bar.status()
+    assert "ETA 0:10" in bar.status()
+    fresh = Progress(total=5, total_cost=5.0, done=2, done_cost=2.0, mode="off")
+    assert fresh.eta() is None and "ETA ?" in fresh.status()  # nothing done by this run yet
+
+
+def test_cell_cost_estimator():
+    # R-List-Q is the costliest per attempt, the shelves the cheapest; cost grows with attempts
+    base = {"n": 100, "expected_attempts": 150.0, "scenarios": 1000}
+    assert cell_cost("r-list-q", **base) > cell_cost("r-list-1", **base) > cell_cost("r-list-0", **base)
+    assert cell_cost("r-list-0", **base) > cell_cost("r-shelffill-b", **base)
+    assert cell_cost("r-list-q", 100, 8000.0, 1000) > 20 * cell_cost("r-list-q", 100, 150.0, 1000)
+    assert cell_cost("r-list-0", **base, numba=False) > 5 * cell_cost("r-list-0", **base)
+    # one pass over the instances: every cell of the grid gets a cost, high qbar costs more
+    spec = small_spec().normalized()
+    costs = campaign_costs(spec)
+    assert set(costs) == {c.id for c in spec.cells()}
+    for c in spec.cells():
+        if c.qbar > 0:
+            low = cell_id(c.instance_key, c.P_grid, 0.0, c.heuristic, c.priority)
+            assert costs[c.id] > costs[low]
+
+
+def test_progress_log_lines_when_not_a_terminal(tmp_path):
     buf = io.StringIO()
-    bar = Progress(total=100, done=20, enabled=True, stream=buf, interval=0)
-    bar.t0 -= 10.0  # 10 s ago
-    bar.update(30)  # 30 new cells in 10 s: 3/s, 50 left: ETA 17 s
-    line = buf.getvalue()
-    assert "50/100 cells" in line and "3.00/s" in line and "ETA 0:17" in line
+    spec = CampaignSpec(sources=(SyntheticSource(sets=2, n=30),), heuristics=("r-list-q", "r-list-0"),
+                        qbar=(0.0, 0.5), scenarios=200, seed=1)
+    run_campaign(spec, tmp_path / "p.sqlite", workers=1, progress=True, progress_stream=buf,
+                 log_interval=0.02)
+    text = buf.getvalue()
+    lines = text.splitlines()
+    assert len(lines) >= 2, text
+    assert all(line.startswith("simulate campaign: ") and "cells" in line for line in lines)
+    assert "\x1b" not in text and "\r" not in text  # no escape code, no carriage return
+    assert lines[-1].endswith("(done)") and "8/8 cells" in lines[-1]
+
+
+def test_progress_bar_only_on_a_terminal():
+    class Tty(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    tty = Tty()
+    bar = Progress(total=3, total_cost=3.0, stream=tty, refresh=0.01)
+    bar.update(1.0)
+    bar.close()
+    assert "1/3 cells" in tty.getvalue() and "\r" in tty.getvalue()
+    plain = io.StringIO()
+    Progress(total=3, stream=plain, log_interval=60).close()  # auto: not a terminal
+    assert "\r" not in plain.getvalue() and "\x1b" not in plain.getvalue()
     quiet = io.StringIO()
-    Progress(total=10, done=0, enabled=False, stream=quiet).update(5)
+    off = Progress(total=10, stream=quiet, mode="off")
+    off.update(5)
+    off.close()
     assert quiet.getvalue() == ""
 
 

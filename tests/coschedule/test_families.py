@@ -6,7 +6,9 @@ import math
 
 import pytest
 
+from coschedule.errors import InvalidInstance
 from coschedule.families import (
+    PROP3_MAX_P,
     PROP4_MAX_JOBS,
     prop3_claims,
     prop3_instance,
@@ -173,5 +175,23 @@ def test_prop4_bad_eps(eps):
 
 
 def test_prop4_too_large():
-    with pytest.raises(ValueError, match=rf"prop4_instance\(8\) has 16777223 jobs > PROP4_MAX_JOBS = {PROP4_MAX_JOBS}"):
+    assert PROP4_MAX_JOBS == 46_661
+    with pytest.raises(InvalidInstance, match=r"prop4 with P = 8 has 16,777,223 jobs .*the largest P this toolkit builds is 6 \(46,661 jobs\)"):
         prop4_instance(8)
+    with pytest.raises(InvalidInstance, match=r"largest P this toolkit builds is 6"):
+        prop4_witness_schedule(7)
+
+
+def test_prop3_too_large():
+    with pytest.raises(InvalidInstance, match=r"prop3 with P = 1001 has 501,501 job attempts; the largest P this toolkit builds is 1000"):
+        prop3_instance(PROP3_MAX_P + 1)
+
+
+@pytest.mark.parametrize(("family", "P", "largest"), [("prop4", "8", "6"), ("prop3", "5000", "1000")])
+def test_cli_family_too_large_is_one_line(capsys, family, P, largest):
+    from coschedule.cli import main
+
+    assert main(["counterexample", family, "--P", P]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "Traceback" not in err
+    assert f"the largest P this toolkit builds is {largest}" in err

@@ -167,7 +167,7 @@ def test_missing_rustworkx(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(sys.modules, "rustworkx", None)  # makes `import rustworkx` fail
     inst = random_instance(4, 4, seed=0)
     assert available_backends() == ["networkx"]
-    with pytest.raises(SolverUnavailable, match=r"coschedule\[fast\]"):
+    with pytest.raises(SolverUnavailable, match=r"coschedule-hpc\[fast\]"):
         solve_matching(inst, backend="rustworkx")
     assert solve_matching(inst, backend="auto").solver == "networkx"
 
