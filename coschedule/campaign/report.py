@@ -213,9 +213,9 @@ def _table1(gs: Sequence[Group], axis: str) -> list[str]:
     width = max(9, *(len(n) for n in names))
     for p in prios:
         out.append(f"{p}: T / L(f) over the instances (each instance: its mean over the scenarios)")
-        out.append(f"{'':>6} {'':>10}   " + " ".join(f"{n:>{width}}" for n in names))
         for stat, label in (("mean", "average"), ("std", "std dev"), ("max", "maximum")):
-            out.append(f"{axis:>6} {'failures':>10}   {label}")
+            out.append(f"  {label}")
+            out.append(f"{axis:>6} {'failures':>10}   " + " ".join(f"{n:>{width}}" for n in names))
             for x in xs:
                 row = [cell.get((h, p, x)) for h in heurs]
                 fails = next((g.failures for g in row if g is not None), float("nan"))
@@ -225,10 +225,31 @@ def _table1(gs: Sequence[Group], axis: str) -> list[str]:
     return out
 
 
+#: one number format for every table: ratios T / L(f) and their spread, and failure counts
+RATIO_FORMAT = "{:.4f}"
+FAILURES_FORMAT = "{:.2f}"
+
+
+def _md_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> list[str]:
+    """A Markdown table whose columns line up in the source too: the first column left-aligned,
+    the others (numbers) right-aligned, each padded to its widest cell."""
+    widths = [max(len(c) for c in col) for col in zip(header, *rows)]
+    widths = [max(w, 3) for w in widths]
+
+    def line(cells: Sequence[str]) -> str:
+        return "| " + " | ".join(c.ljust(w) if i == 0 else c.rjust(w)
+                                 for i, (c, w) in enumerate(zip(cells, widths))) + " |"
+
+    rule = "|" + "|".join(("-" * (w + 2)) if i == 0 else ("-" * (w + 1) + ":")
+                          for i, w in enumerate(widths)) + "|"
+    return [line(header), rule, *(line(r) for r in rows)]
+
+
 def format_markdown(groups: Sequence[Group]) -> str:
     """The same tables as :func:`format_tables`, as Markdown (for docs and papers): per heuristic
     the mean of every priority (best in bold), then per priority the paper's Table 1 layout (one
-    row per value: failures, then average, standard deviation and maximum of every heuristic)."""
+    row per value: failures, then average, standard deviation and maximum of every heuristic).
+    Every ratio has four decimals, failure counts two; columns line up in the source."""
     if not groups:
         return "(no completed cell)"
     out: list[str] = []
@@ -239,28 +260,29 @@ def format_markdown(groups: Sequence[Group]) -> str:
         out.append("")
         if len(prios) > 1:
             for h in heurs:
-                out.append(f"| {pretty_heuristic(h)}, {axis} | " + " | ".join(prios) + " |")
-                out.append("|---" * (len(prios) + 1) + "|")
+                rows = []
                 for x in xs:
                     vals = [cell.get((h, p, x)) for p in prios]
                     best = min((v.mean for v in vals if v is not None), default=None)
-                    txt = ["-" if v is None else (f"**{v.mean:.3f}**" if v.mean == best else f"{v.mean:.3f}")
-                           for v in vals]
-                    out.append(f"| {_xlabel(axis, x)} | " + " | ".join(txt) + " |")
+                    rows.append([_xlabel(axis, x)] + [
+                        "-" if v is None else (f"**{RATIO_FORMAT.format(v.mean)}**" if v.mean == best
+                                               else RATIO_FORMAT.format(v.mean))
+                        for v in vals])
+                out.extend(_md_table([f"{pretty_heuristic(h)}, {axis}", *prios], rows))
                 out.append("")
         for p in prios:
             names = [pretty_heuristic(h) for h in heurs]
-            out.append(f"| {p}: {axis} | failures | " + " | ".join(f"avg {n}" for n in names) + " | "
-                       + " | ".join(f"std {n}" for n in names) + " | "
-                       + " | ".join(f"max {n}" for n in names) + " |")
-            out.append("|---" * (2 + 3 * len(names)) + "|")
+            header = [f"{p}: {axis}", "failures", *(f"{stat} {n}" for stat in ("avg", "std", "max")
+                                                    for n in names)]
+            rows = []
             for x in xs:
                 row = [cell.get((h, p, x)) for h in heurs]
                 fails = next((g.failures for g in row if g is not None), float("nan"))
-                parts = []
-                for stat, fmt in (("mean", "{:.3f}"), ("std", "{:.2e}"), ("max", "{:.3f}")):
-                    parts += ["-" if g is None else fmt.format(getattr(g, stat)) for g in row]
-                out.append(f"| {_xlabel(axis, x)} | {fails:.2f} | " + " | ".join(parts) + " |")
+                parts = [_xlabel(axis, x), FAILURES_FORMAT.format(fails)]
+                for stat in ("mean", "std", "max"):
+                    parts += ["-" if g is None else RATIO_FORMAT.format(getattr(g, stat)) for g in row]
+                rows.append(parts)
+            out.extend(_md_table(header, rows))
             out.append("")
     return "\n".join(out)
 

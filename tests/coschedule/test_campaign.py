@@ -458,15 +458,29 @@ def test_markdown_tables_hold_the_group_numbers(reference_db):
     groups = summarize(numbers(reference_db).values())
     md = format_markdown(groups)
     lines = md.splitlines()
-    assert "| R-List-0, qbar | LPT | RANDOM |" in lines
+
+    def cells(line: str) -> list[str]:
+        return [c.strip() for c in line.strip("|").split("|")]
+
+    head = next(i for i, line in enumerate(lines) if cells(line)[:1] == ["R-List-0, qbar"])
+    assert cells(lines[head]) == ["R-List-0, qbar", "LPT", "RANDOM"]
+    # every table lines up in the source: its lines have one length, numbers right-aligned
+    tables = [t.splitlines() for t in md.split("\n\n") if t.startswith("|")]
+    assert len(tables) >= 4
+    for table in tables:
+        assert len({len(line) for line in table}) == 1, table
+        assert all(c.endswith(":") for c in table[1].strip("|").split("|")[1:])
     # Table 1 layout: one row per qbar with the failures, then avg/std/max of each heuristic
-    head = next(i for i, line in enumerate(lines) if line.startswith("| LPT: qbar | failures |"))
-    row = lines[head + 3].split(" | ")  # qbar = 0.4 (after the separator and the qbar = 0 row)
+    head = next(i for i, line in enumerate(lines) if cells(line)[:2] == ["LPT: qbar", "failures"])
+    row = cells(lines[head + 3])  # qbar = 0.4 (after the separator and the qbar = 0 row)
     g = next(g for g in groups if g.heuristic == "r-list-0" and g.priority == "LPT" and g.qbar == 0.4)
-    assert row[0] == "| 0.4" and float(row[1]) == pytest.approx(g.failures, abs=0.005)
-    assert float(row[2]) == pytest.approx(g.mean, abs=5e-4)
+    assert row[0] == "0.4" and float(row[1]) == pytest.approx(g.failures, abs=0.005)
+    assert float(row[2]) == pytest.approx(g.mean, abs=5e-5)
+    # one number format: every ratio with four decimals (std included), failures with two
+    assert all(len(c.split(".")[1]) == 4 for c in row[2:] if c != "-")
+    assert len(row[1].split(".")[1]) == 2
     best = min((g for g in groups if g.heuristic == "r-list-q" and g.qbar == 0.0), key=lambda g: g.mean)
-    assert f"**{best.mean:.3f}**" in md
+    assert f"**{best.mean:.4f}**" in md
 
 
 def test_csv_and_json_exports_round_trip(reference_db):
