@@ -1,0 +1,79 @@
+"""The commands the README and the docs' index show run as written, in order, from a clone.
+
+The README's tour and the quick start of docs/index.md are read from the files themselves, so a
+command edited there is the command tested. Each block runs in a fresh folder holding a copy of
+the clone's instances/ and campaigns/ (commands write their files there), with the ``coschedule``
+of this interpreter first on the PATH. The README's Python example runs too.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _block(path: Path, heading: str, lang: str) -> str:
+    """The first fenced ``lang`` block after the line ``heading``."""
+    text = path.read_text(encoding="utf-8")
+    start = text.index(heading)
+    match = re.search(rf"^```{lang}\n(.*?)^```", text[start:], flags=re.S | re.M)
+    assert match, f"{path.name}: no ```{lang} block after {heading!r}"
+    return match.group(1)
+
+
+def _commands(block: str) -> list[str]:
+    return [line for line in block.splitlines() if line.strip() and not line.lstrip().startswith("#")]
+
+
+@pytest.fixture
+def clone_dir(tmp_path: Path) -> Path:
+    for name in ("instances", "campaigns"):
+        shutil.copytree(ROOT / name, tmp_path / name)
+    return tmp_path
+
+
+def _run_all(commands: list[str], cwd: Path) -> None:
+    env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"}
+    for command in commands:
+        proc = subprocess.run(["bash", "-c", command], cwd=cwd, env=env, capture_output=True, text=True,
+                              timeout=600, stdin=subprocess.DEVNULL, check=False)
+        assert proc.returncode == 0, f"{command}\nexit {proc.returncode}\n{proc.stdout[-2000:]}\n{proc.stderr[-2000:]}"
+        assert "Traceback" not in proc.stderr, f"{command}\n{proc.stderr}"
+
+
+def test_readme_tour_runs_as_written(clone_dir):
+    commands = _commands(_block(ROOT / "README.md", "## A tour of the CLI", "sh"))
+    assert len(commands) >= 10 and all(c.startswith("coschedule ") for c in commands)
+    _run_all(commands, clone_dir)
+    # the files the tour says it writes
+    for name in ("inst.json", "solution.json", "g.png", "rl.json", "ce/schedules.png", "demo.sqlite",
+                 "demo.png", "demo.svg"):
+        assert (clone_dir / name).stat().st_size > 0, name
+
+
+def test_readme_setup_commands_are_the_ci_command():
+    """The README's test command is exactly what .ci/run runs."""
+    test_cmd = _commands(_block(ROOT / "README.md", "Run the whole test suite", "sh"))
+    ci = (ROOT / ".ci" / "run").read_text().splitlines()
+    assert test_cmd and test_cmd[0] in ci
+
+
+def test_index_quick_start_runs_as_written(clone_dir):
+    commands = _commands(_block(ROOT / "docs" / "index.md", "Quick start", "sh"))
+    assert len(commands) >= 5
+    _run_all(commands, clone_dir)
+
+
+def test_readme_python_example(clone_dir, monkeypatch, capsys):
+    monkeypatch.chdir(clone_dir)
+    exec(compile(_block(ROOT / "README.md", "From Python", "python"), "README.md", "exec"), {})
+    ratio = float(capsys.readouterr().out.split()[-1])
+    assert 1.0 <= ratio <= 2 - 1 / 10000
