@@ -2,9 +2,10 @@
 
 ``coschedule simulate`` and ``coschedule report`` are thin layers over this package:
 
-* :mod:`.spec` -- :class:`CampaignSpec` (TOML or flags), its sources of instances (synthetic
-  job sets of §5.1, instance files, day-sets of SWF traces), its lazily generated cells and
-  their seeds;
+* :mod:`.spec` -- :class:`CampaignSpec` (TOML or flags), its lazily generated cells and their
+  seeds;
+* :mod:`.sources` -- where the instances come from (synthetic job sets of §5.1, instance files,
+  day-sets of SWF traces);
 * :mod:`.store` -- the SQLite results file, one committed row per cell, resumable;
 * :mod:`.run` -- :func:`run_campaign` on local processes or a Dask cluster, with a progress bar;
 * :mod:`.report` -- summary tables, CSV/JSON export and the paper's figures.
