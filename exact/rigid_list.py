@@ -21,6 +21,7 @@ import time
 import numpy as np
 
 from coschedule.errors import InvalidInstance
+from coschedule.timelimit import Deadline
 from coschedule.results import ExactResult, Status
 from coschedule.rigid import FailureScenario, RigidInstance, lower_bound
 
@@ -30,8 +31,19 @@ __all__ = ["solve_list_opt", "MAX_N"]
 MAX_N = 9
 
 
-def solve_list_opt(instance: RigidInstance, scenario: FailureScenario, *, m: int | str = 0) -> ExactResult:
-    """Best priority order for R-List with parameter ``m`` under ``scenario`` (status OPTIMAL)."""
+def solve_list_opt(
+    instance: RigidInstance,
+    scenario: FailureScenario,
+    *,
+    m: int | str = 0,
+    time_limit: float | None = None,
+) -> ExactResult:
+    """Best priority order for R-List with parameter ``m`` under ``scenario``.
+
+    Status OPTIMAL when every order was tried (or one meets the lower bound L(f)); FEASIBLE
+    with the best order so far, and ``info["time_limit_reached"]``, when ``time_limit`` seconds
+    ran out first (:mod:`coschedule.timelimit`).
+    """
     from coschedule.heuristics import fast
     from coschedule.heuristics.rlist import r_list
 
@@ -43,10 +55,14 @@ def solve_list_opt(instance: RigidInstance, scenario: FailureScenario, *, m: int
     if name is None:
         raise InvalidInstance(f"m must be 0, 1 or 'Q', got {m!r}")
     t0 = time.perf_counter()
+    deadline = Deadline.after(time_limit, t0)
     L = lower_bound(instance, scenario)
     row = np.asarray(scenario.failures, dtype=np.int64)[None, :]
-    best, best_order, tried = math.inf, None, 0
+    best, best_order, tried, complete = math.inf, None, 0, True
     for perm in itertools.permutations(range(n)):
+        if tried and deadline.expired():
+            complete = False
+            break
         keys = np.empty(n)
         keys[list(perm)] = np.arange(n)
         value = float(fast.makespans(instance, row, name, priority=lambda inst, rng, k=keys: k)[0])
@@ -59,8 +75,12 @@ def solve_list_opt(instance: RigidInstance, scenario: FailureScenario, *, m: int
     order = best_order
     schedule = r_list(instance, scenario, m=m, priority=lambda inst, rng: order)
     objective = schedule.makespan
+    info: dict[str, object] = {"orders_tried": tried, "orders": math.factorial(n),
+                               "order": [int(x) for x in np.argsort(order)]}
+    if not complete:
+        info["time_limit_reached"] = f"time limit reached after {tried:,} of {math.factorial(n):,} orders"
     return ExactResult(
-        Status.OPTIMAL, objective, objective, schedule, f"list-order-{name}", "enumeration",
-        time.perf_counter() - t0, tolerance=0.0,
-        info={"orders_tried": tried, "orders": math.factorial(n), "order": [int(x) for x in np.argsort(order)]},
+        Status.OPTIMAL if complete else Status.FEASIBLE, objective, objective if complete else L,
+        schedule, f"list-order-{name}", "enumeration", time.perf_counter() - t0, tolerance=0.0,
+        info=info,
     )

@@ -108,7 +108,7 @@ def solve_rigid(instance: RigidInstance, args: argparse.Namespace) -> int:
     if args.best_order:
         from coschedule.exact.rigid_list import solve_list_opt
 
-        res = solve_list_opt(instance, scenario, m=0)
+        res = solve_list_opt(instance, scenario, m=0, time_limit=args.time_limit)
         what = "best priority order for R-List-0"
     elif args.shelf:
         res = solve_shelf_opt(instance, scenario, time_limit=args.time_limit, time_unit=args.time_unit)

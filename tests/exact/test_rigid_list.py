@@ -49,3 +49,29 @@ def test_refuses_large_n():
     instance = random_rigid(10, 4, seed=0)
     with pytest.raises(InvalidInstance, match="orders"):
         solve_list_opt(instance, FailureScenario.none(10))
+
+
+def test_time_limit_gives_a_feasible_order_never_a_false_optimum():
+    """A cut-short enumeration is FEASIBLE with the best order so far (validated), within the
+    limit plus the margin; the full enumeration of the same instance is OPTIMAL and no worse."""
+    import time
+
+    from coschedule.results import Status
+    from coschedule.timelimit import TIME_LIMIT_MARGIN
+
+    for seed in range(50):  # an instance whose best order does not meet L(f): no early stop
+        instance = random_rigid(8, 4, seed=seed, integral=True)
+        scenario = FailureScenario((1, 0, 2, 0, 1, 0, 0, 1))
+        full = solve_list_opt(instance, scenario, m=0)
+        if full.objective > lower_bound(instance, scenario) * (1 + 1e-9):
+            break
+    else:
+        pytest.fail("no instance without an early stop")
+    assert full.status is Status.OPTIMAL and full.info["orders_tried"] == full.info["orders"]
+    t0 = time.perf_counter()
+    cut = solve_list_opt(instance, scenario, m=0, time_limit=0.05)
+    assert time.perf_counter() - t0 <= 0.05 + TIME_LIMIT_MARGIN
+    assert cut.status is Status.FEASIBLE and "time_limit_reached" in cut.info
+    assert cut.info["orders_tried"] < cut.info["orders"]
+    assert validate_rigid(instance, scenario, cut.solution) == pytest.approx(cut.objective)
+    assert cut.objective >= full.objective - 1e-9 and cut.bound <= full.objective
