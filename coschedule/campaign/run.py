@@ -12,6 +12,7 @@ import contextlib
 import importlib.util
 import itertools
 import os
+import signal
 import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
@@ -213,7 +214,8 @@ def _run_pool(todo: Iterator[Cell], workers: int, backend: str, record: Callable
     import multiprocessing as mp
 
     limit = 2 * workers + 2  # cells in flight: enough to keep every worker busy, few to lose
-    ex = ProcessPoolExecutor(max_workers=workers, mp_context=mp.get_context("spawn"))
+    ex = ProcessPoolExecutor(max_workers=workers, mp_context=mp.get_context("spawn"),
+                             initializer=_worker_ignores_sigint)
     try:
         pending: set[Future[dict[str, Any]]] = set()
         exhausted = False
@@ -223,7 +225,8 @@ def _run_pool(todo: Iterator[Cell], workers: int, backend: str, record: Callable
                 if cell is None:
                     exhausted = True
                 else:
-                    pending.add(ex.submit(simulate_cell, cell, backend))
+                    with _sigint_blocked():  # a worker started here inherits the blocked mask
+                        pending.add(ex.submit(simulate_cell, cell, backend))
             if not pending:
                 break
             finished, pending = wait(pending, return_when=FIRST_COMPLETED)
@@ -234,6 +237,33 @@ def _run_pool(todo: Iterator[Cell], workers: int, backend: str, record: Callable
         _terminate(ex)
         raise
     ex.shutdown(wait=True)
+
+
+@contextlib.contextmanager
+def _sigint_blocked() -> Iterator[None]:
+    """Block SIGINT in this thread while workers may be started (POSIX; elsewhere nothing).
+
+    Ctrl-C reaches the whole process group: the main process stops the pool and says how to
+    resume; a worker must neither print a traceback nor die mid-cell on its own. A worker is
+    started with SIGINT blocked (the mask is inherited) and ignores it before unblocking
+    (:func:`_worker_ignores_sigint`), so no instant of its start-up can be interrupted. A SIGINT
+    that arrives meanwhile in the main process is delivered when the block ends.
+    """
+    if not hasattr(signal, "pthread_sigmask"):
+        yield
+        return
+    old = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, old)
+
+
+def _worker_ignores_sigint() -> None:
+    """Pool initializer: ignore Ctrl-C (the main process handles it), then unblock it."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if hasattr(signal, "pthread_sigmask"):
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
 
 
 def _terminate(ex: ProcessPoolExecutor) -> None:
