@@ -1,0 +1,24 @@
+"""The online simulation core shared by every fail-stop simulator (ARCHITECTURE.md, "Online
+simulation"): the batch scheduler with node failures, the BlueGene/L torus scheduler and the
+pack of malleable applications with redistribution all run on it; none keeps a private copy.
+
+* :mod:`.events` -- the one event queue: a heap of ``(time, kind rank, sequence)`` whose ties
+  are broken the same documented way on every run;
+* :mod:`.failures` -- fail-stop failure traces: per-node Poisson failures from a seed, or read
+  from / written to a ``time,node`` CSV file, so that one trace drives every policy of a
+  comparison.
+"""
+
+from .events import EVENT_ORDER, Event, EventKind, EventQueue
+from .failures import FailureTrace, poisson_failures, read_failures, write_failures
+
+__all__ = [
+    "EVENT_ORDER",
+    "Event",
+    "EventKind",
+    "EventQueue",
+    "FailureTrace",
+    "poisson_failures",
+    "read_failures",
+    "write_failures",
+]

@@ -1,0 +1,85 @@
+"""Fail-stop failure traces: seeded per-node Poisson failures with downtime, the CSV format."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from coschedule.errors import FormatError, InvalidInstance
+from coschedule.sim import FailureTrace, poisson_failures, read_failures, write_failures
+
+
+def test_same_seed_same_trace_on_every_call():
+    a = poisson_failures(64, node_mtbf=1000.0, horizon=5000.0, downtime=10.0, seed=7)
+    b = poisson_failures(64, node_mtbf=1000.0, horizon=5000.0, downtime=10.0, seed=7)
+    c = poisson_failures(64, node_mtbf=1000.0, horizon=5000.0, downtime=10.0, seed=8)
+    assert a == b and a != c and len(a) > 100
+    assert np.all(np.diff(a.times) >= 0) and a.times.max() < 5000.0
+    assert a.nodes.min() >= 0 and a.nodes.max() < 64
+
+
+def test_the_rate_is_n_over_mtbf_without_downtime():
+    """Mean count over 40 traces of expectation 1000 (std of the mean: 5)."""
+    counts = [len(poisson_failures(100, node_mtbf=100.0, horizon=1000.0, seed=s)) for s in range(40)]
+    assert abs(np.mean(counts) - 1000) < 25
+    # every node fails at about the same rate (uniform nodes): none is far from 10 per trace
+    nodes = np.concatenate([poisson_failures(100, node_mtbf=100.0, horizon=1000.0, seed=s).nodes
+                            for s in range(40)])
+    per_node = np.bincount(nodes, minlength=100) / 40
+    assert per_node.min() > 6 and per_node.max() < 14
+
+
+def test_a_down_node_does_not_fail_and_the_renewal_rate_holds():
+    """With downtime D, each node is a renewal process of mean cycle mtbf + D; no failure of a
+    node falls within D of its previous one (checked per node, independently of the sampler)."""
+    D, mtbf, horizon, n = 50.0, 50.0, 20000.0, 200
+    trace = poisson_failures(n, node_mtbf=mtbf, horizon=horizon, downtime=D, seed=3)
+    for node in range(n):
+        t = trace.times[trace.nodes == node]
+        assert np.all(np.diff(t) >= D)
+    expected = n * horizon / (mtbf + D)  # renewal theorem, up to an O(n) edge effect
+    assert abs(len(trace) / expected - 1) < 0.03
+
+
+def test_csv_round_trip_is_exact(tmp_path):
+    trace = poisson_failures(16, node_mtbf=300.0, horizon=2000.0, downtime=5.0, seed=1)
+    path = tmp_path / "f.csv"
+    write_failures(trace, path)
+    assert path.read_text().splitlines()[0] == "time,node"
+    assert read_failures(path, n_nodes=16) == trace
+
+
+def test_reader_sorts_and_skips_blank_lines(tmp_path):
+    path = tmp_path / "f.csv"
+    path.write_text("time,node\n5,1\n\n1.5,0\n5,0\n")
+    trace = read_failures(path, n_nodes=2)
+    assert trace.times.tolist() == [1.5, 5.0, 5.0] and trace.nodes.tolist() == [0, 1, 0]  # stable
+
+
+@pytest.mark.parametrize("text, message", [
+    ("", "f.csv:1: expected the header 'time,node'"),
+    ("t,n\n1,2\n", "f.csv:1: expected the header"),
+    ("time,node\n1,0\n2\n", "f.csv:3: expected 2 fields"),
+    ("time,node\nsoon,0\n", "f.csv:2: time: not a number: 'soon'"),
+    ("time,node\n-1,0\n", "f.csv:2: time: expected a number >= 0"),
+    ("time,node\nnan,0\n", "f.csv:2: time: expected a number >= 0"),
+    ("time,node\n1,zero\n", "f.csv:2: node: not an integer"),
+    ("time,node\n1,0\n2,8\n", "f.csv:3: node 8 does not exist (the platform has nodes 0..7)"),
+])
+def test_bad_files_name_the_line(tmp_path, text, message):
+    path = tmp_path / "f.csv"
+    path.write_text(text)
+    with pytest.raises(FormatError, match=message.replace("(", r"\(").replace(")", r"\)")):
+        read_failures(path, n_nodes=8)
+
+
+def test_missing_file_and_bad_parameters():
+    with pytest.raises(FormatError, match="no such file"):
+        read_failures("/nonexistent/f.csv", n_nodes=4)
+    with pytest.raises(InvalidInstance, match="node MTBF"):
+        poisson_failures(4, node_mtbf=0.0, horizon=10.0)
+    with pytest.raises(InvalidInstance, match="downtime"):
+        poisson_failures(4, node_mtbf=1.0, horizon=10.0, downtime=-1.0)
+    with pytest.raises(InvalidInstance, match="node 4 does not exist"):
+        FailureTrace(np.array([1.0]), np.array([4]), 4)
+    assert len(FailureTrace.none(3)) == 0 and repr(FailureTrace.none(3)) == "FailureTrace(0 failures on 3 nodes)"
