@@ -66,7 +66,7 @@ SWF_FIELDS: tuple[str, ...] = (
 )
 _NFIELDS = len(SWF_FIELDS)
 # 0-based columns of the fields kept, and those that must hold integers
-_NUMBER, _SUBMIT, _RUN, _ALLOC, _REQ, _STATUS = 0, 1, 3, 4, 7, 10
+_NUMBER, _SUBMIT, _RUN, _ALLOC, _REQ, _REQ_TIME, _STATUS = 0, 1, 3, 4, 7, 8, 10
 _INTEGER_COLUMNS = (_NUMBER, _ALLOC, _REQ, _STATUS)
 _INT_LIMIT = 2.0**53  # larger floats are not exact integers
 
@@ -119,6 +119,8 @@ class SwfTrace:
         Submit times in seconds since the log start (field 2), all ``>= 0``.
     run : numpy.ndarray of float64
         Run times (field 4); ``-1`` is unknown.
+    requested_time : numpy.ndarray of float64
+        The user's estimate, the wall time (field 9); ``-1`` is unknown.
     procs : numpy.ndarray of int64
         Allocated processors (field 5), or the requested ones (field 8) where field 5 is
         ``<= 0``; ``<= 0`` when neither is known.
@@ -133,6 +135,7 @@ class SwfTrace:
     number: np.ndarray
     submit: np.ndarray
     run: np.ndarray
+    requested_time: np.ndarray
     procs: np.ndarray
     status: np.ndarray
     lines: np.ndarray
@@ -357,6 +360,7 @@ def read_swf(path: str | os.PathLike[str]) -> SwfTrace:
         number=_frozen(table[:, _NUMBER].astype(np.int64)),
         submit=_frozen(np.ascontiguousarray(table[:, _SUBMIT])),
         run=_frozen(np.ascontiguousarray(table[:, _RUN])),
+        requested_time=_frozen(np.ascontiguousarray(table[:, _REQ_TIME])),
         procs=_frozen(np.where(alloc > 0, alloc, requested)),
         status=_frozen(table[:, _STATUS].astype(np.int64)),
         lines=_frozen(np.asarray(lines, dtype=np.int64)),

@@ -6,11 +6,14 @@ pack of malleable applications with redistribution all run on it; none keeps a p
   are broken the same documented way on every run;
 * :mod:`.failures` -- fail-stop failure traces: per-node Poisson failures from a seed, or read
   from / written to a ``time,node`` CSV file, so that one trace drives every policy of a
-  comparison.
+  comparison;
+* :mod:`.workload` -- online jobs (submit, nodes, wall time, length) from SWF traces and Batsim
+  JSON workloads, written as Batsim JSON.
 """
 
 from .events import EVENT_ORDER, Event, EventKind, EventQueue
 from .failures import FailureTrace, poisson_failures, read_failures, write_failures
+from .workload import Workload, read_batsim, workload_from_swf, write_batsim
 
 __all__ = [
     "EVENT_ORDER",
@@ -21,4 +24,8 @@ __all__ = [
     "poisson_failures",
     "read_failures",
     "write_failures",
+    "Workload",
+    "read_batsim",
+    "workload_from_swf",
+    "write_batsim",
 ]
