@@ -8,11 +8,14 @@ pack of malleable applications with redistribution all run on it; none keeps a p
   from / written to a ``time,node`` CSV file, so that one trace drives every policy of a
   comparison;
 * :mod:`.workload` -- online jobs (submit, nodes, wall time, length) from SWF traces and Batsim
-  JSON workloads, written as Batsim JSON.
+  JSON workloads, written as Batsim JSON;
+* :mod:`.nodesets` -- node sets as interval strings (``"0-3 7"``), as Batsim's ``jobs.csv`` and
+  evalys write them.
 """
 
 from .events import EVENT_ORDER, Event, EventKind, EventQueue
 from .failures import FailureTrace, poisson_failures, read_failures, write_failures
+from .nodesets import format_nodes, parse_nodes
 from .workload import Workload, read_batsim, workload_from_swf, write_batsim
 
 __all__ = [
@@ -28,4 +31,6 @@ __all__ = [
     "read_batsim",
     "workload_from_swf",
     "write_batsim",
+    "format_nodes",
+    "parse_nodes",
 ]
