@@ -10,11 +10,13 @@ pack of malleable applications with redistribution all run on it; none keeps a p
 * :mod:`.workload` -- online jobs (submit, nodes, wall time, length) from SWF traces and Batsim
   JSON workloads, written as Batsim JSON;
 * :mod:`.nodesets` -- node sets as interval strings (``"0-3 7"``), as Batsim's ``jobs.csv`` and
-  evalys write them.
+  evalys write them;
+* :mod:`.jobs_csv` -- per-job results as Batsim's ``jobs.csv`` (evalys reads it).
 """
 
 from .events import EVENT_ORDER, Event, EventKind, EventQueue
 from .failures import FailureTrace, poisson_failures, read_failures, write_failures
+from .jobs_csv import JobRecord, write_jobs_csv
 from .nodesets import format_nodes, parse_nodes
 from .workload import Workload, read_batsim, workload_from_swf, write_batsim
 
@@ -33,4 +35,6 @@ __all__ = [
     "write_batsim",
     "format_nodes",
     "parse_nodes",
+    "JobRecord",
+    "write_jobs_csv",
 ]
