@@ -244,7 +244,8 @@ def _timed(fn: Callable[..., np.ndarray], *args: object, **kwargs: object) -> tu
 
 def _compile_misses() -> int:
     """Total numba cache misses (= compilations) of the kernels, -1 without numba."""
-    from coschedule.heuristics.fast import jit, list_kernels, shelf_kernels
+    from coschedule import jit
+    from coschedule.heuristics.fast import list_kernels, shelf_kernels
 
     if not jit.HAVE_NUMBA:
         return -1
@@ -279,7 +280,8 @@ def bench_rlist(
     heuristic per scenario) runs once on the first ``reference_scenarios``; the baseline runs
     once on all ``scenarios``, for the heuristics its interface offers.
     """
-    from coschedule.heuristics.fast import jit, makespans
+    from coschedule import jit
+    from coschedule.heuristics.fast import makespans
 
     from .rigid import SilentErrors
 

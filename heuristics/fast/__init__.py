@@ -36,7 +36,7 @@ shelves, on one core, against 1, 2, 17 and 1 ms with the reference
 Modules
 -------
 * :mod:`.dispatch` -- :func:`makespans`, its argument checks and :data:`BACKENDS`;
-* :mod:`.jit` -- numba or its absence (:data:`HAVE_NUMBA`), ``njit``, the cache directory
+* :mod:`coschedule.jit` (also reachable as ``fast.jit``) -- numba or its absence (:data:`HAVE_NUMBA`), ``njit``, the cache directory
   (``~/.cache/coschedule/numba``) and the notice printed when the kernels compile;
 * :mod:`.availability` -- the availability profile and the event list of the R-List kernels;
 * :mod:`.list_kernels` -- R-List with ``m`` reservations per round, and R-List-Q incrementally;
@@ -49,6 +49,7 @@ numba is missing; ``HAVE_NUMBA`` here is a copy for readers).
 from __future__ import annotations
 
 from .dispatch import BACKENDS, FAST_HEURISTICS, KERNEL_HEURISTICS, makespans
-from .jit import HAVE_NUMBA
+from coschedule import jit
+from coschedule.jit import HAVE_NUMBA
 
 __all__ = ["BACKENDS", "FAST_HEURISTICS", "HAVE_NUMBA", "KERNEL_HEURISTICS", "makespans"]

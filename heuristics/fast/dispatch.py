@@ -15,7 +15,7 @@ from coschedule.rng import Seed
 from ..priorities import PriorityRule, priority_order
 from ..rlist import TIME_REL, time_tolerance
 from ..rshelf import RIGID_HEURISTICS
-from . import jit
+from coschedule import jit
 from .list_kernels import _list_makespans
 from .shelf_kernels import _shelf_makespans
 
@@ -173,7 +173,7 @@ def makespans(
     The first numba call compiles the kernels (seconds, said once on stderr when it is a
     terminal), then they are cached on disk in the user's cache directory
     (``NUMBA_CACHE_DIR``, else ``$XDG_CACHE_HOME/coschedule/numba`` or
-    ``~/.cache/coschedule/numba``: :mod:`coschedule.heuristics.fast.jit`). Running time per
+    ``~/.cache/coschedule/numba``: :mod:`coschedule.jit`). Running time per
     scenario: ``O(E n)`` for R-List-0 and the shelves, ``O(E n (r + n))`` at worst for
     R-List-1 and R-List-Q (``E`` attempts, ``r`` running jobs), as the reference, with a
     constant about 50 to 100 times smaller; see :mod:`coschedule.heuristics.fast` and

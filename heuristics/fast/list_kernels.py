@@ -16,7 +16,7 @@ from .availability import (
     _reserve,
     _start,
 )
-from .jit import njit
+from coschedule.jit import njit
 
 
 @njit(cache=True)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .jit import njit
+from coschedule.jit import njit
 
 
 @njit(cache=True)

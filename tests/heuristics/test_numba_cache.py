@@ -1,4 +1,4 @@
-"""heuristics.fast.jit: numba's on-disk cache goes to the user's cache directory, never into the
+"""coschedule.jit: numba's on-disk cache goes to the user's cache directory, never into the
 checkout, and the first compile of the kernels says so once -- on a terminal only.
 
 What numba does at import and on its first compile is per process, so these tests run a fresh
@@ -17,8 +17,9 @@ from pathlib import Path
 
 import coschedule.heuristics
 import pytest
-from coschedule.heuristics.fast import HAVE_NUMBA, jit
-from coschedule.heuristics.fast.jit import default_cache_dir
+from coschedule import jit
+from coschedule.jit import HAVE_NUMBA
+from coschedule.jit import default_cache_dir
 
 needs_numba = pytest.mark.skipif(not HAVE_NUMBA, reason="numba is not installed")
 NOTICE = "coschedule: compiling the numba kernels (once; cached in"
@@ -27,7 +28,8 @@ NOTICE = "coschedule: compiling the numba kernels (once; cached in"
 FAST_CALL = textwrap.dedent(
     """
     import numba
-    from coschedule.heuristics.fast import jit, makespans
+    from coschedule import jit
+    from coschedule.heuristics.fast import makespans
     from coschedule.rigid import rigid_instance
 
     inst = rigid_instance([(1, 2.0), (2, 1.0), (1, 3.0)], 2)
@@ -109,7 +111,7 @@ def test_cache_goes_to_xdg_cache_home_not_the_checkout(tmp_path):
 @needs_numba
 def test_numba_cache_dir_set_by_the_user_is_kept(tmp_path):
     mine = tmp_path / "mine"
-    code = ("import numba, coschedule.heuristics.fast.jit as jit\n"
+    code = ("import numba, coschedule.jit as jit\n"
             "print(jit.CACHE_DIR)\nprint(numba.config.CACHE_DIR)")
     env = _env(NUMBA_CACHE_DIR=str(mine), XDG_CACHE_HOME=str(tmp_path / "xdg"))
     proc = _run(code, env, tmp_path)

@@ -1,4 +1,5 @@
-"""numba for the fast kernels: where its on-disk cache goes, ``njit`` (a stand-in without numba),
+"""numba for every compiled kernel of the toolkit (the simulation core's availability profile, the
+rigid heuristics' kernels): where its on-disk cache goes, ``njit`` (a stand-in without numba),
 and the one line said when the kernels compile.
 
 Cache directory
@@ -87,8 +88,9 @@ if HAVE_NUMBA and _NUMBA_WAS_IMPORTED and CACHE_DIR and _config.CACHE_DIR != CAC
 
 # ------------------------------------------------------------------------------ the notice
 
-#: the package whose kernels the notice is about
-_KERNELS_PACKAGE = __name__.rpartition(".")[0]
+#: the package whose kernels the notice is about (every compiled kernel of the toolkit: the
+#: availability profile of the simulation core and the rigid heuristics)
+_KERNELS_PACKAGE = "coschedule"
 _announced = False
 
 
