@@ -12,12 +12,15 @@ pack of malleable applications with redistribution all run on it; none keeps a p
 * :mod:`.nodesets` -- node sets as interval strings (``"0-3 7"``), as Batsim's ``jobs.csv`` and
   evalys write them;
 * :mod:`.jobs_csv` -- per-job results as Batsim's ``jobs.csv`` (evalys reads it).
+* :mod:`.profile` -- the one availability profile (free nodes over time) of every
+  reservation-based policy.
 """
 
 from .events import EVENT_ORDER, Event, EventKind, EventQueue
 from .failures import FailureTrace, poisson_failures, read_failures, write_failures
 from .jobs_csv import JobRecord, write_jobs_csv
 from .nodesets import format_nodes, parse_nodes
+from .profile import AvailabilityProfile
 from .workload import Workload, read_batsim, workload_from_swf, write_batsim
 
 __all__ = [
@@ -33,6 +36,7 @@ __all__ = [
     "read_batsim",
     "workload_from_swf",
     "write_batsim",
+    "AvailabilityProfile",
     "format_nodes",
     "parse_nodes",
     "JobRecord",
