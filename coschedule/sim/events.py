@@ -78,7 +78,9 @@ class EventQueue:
     """
 
     def __init__(self) -> None:
-        self._heap: list[Event] = []
+        # entries (time, kind rank, sequence, event): tuples compare in C, and the sequence is
+        # unique, so the event itself is never compared
+        self._heap: list[tuple[float, int, int, Event]] = []
         self._seq = 0
         self._pending: set[int] = set()  # sequence numbers of the events still to come
         self._cancelled: set[int] = set()  # cancelled, still in the heap
@@ -97,7 +99,7 @@ class EventQueue:
             raise ValueError(f"event at {t!r} is in the past (now = {self.now!r})")
         event = Event(t, EventKind(kind), self._seq, data)
         self._seq += 1
-        heapq.heappush(self._heap, event)
+        heapq.heappush(self._heap, (t, int(event.kind), event.seq, event))
         self._pending.add(event.seq)
         return event
 
@@ -109,20 +111,21 @@ class EventQueue:
         self._cancelled.add(event.seq)
 
     def _drop_cancelled(self) -> None:
-        while self._heap and self._heap[0].seq in self._cancelled:
-            self._cancelled.discard(heapq.heappop(self._heap).seq)
+        heap, cancelled = self._heap, self._cancelled
+        while heap and heap[0][2] in cancelled:
+            cancelled.discard(heapq.heappop(heap)[2])
 
     def peek_time(self) -> float | None:
         """The time of the next event, or ``None`` when none is left."""
         self._drop_cancelled()
-        return self._heap[0].time if self._heap else None
+        return self._heap[0][0] if self._heap else None
 
     def pop(self) -> Event:
         """The next event (``IndexError`` when none is left); the clock moves to its time."""
         self._drop_cancelled()
         if not self._heap:
             raise IndexError("pop from an empty event queue")
-        event = heapq.heappop(self._heap)
+        event = heapq.heappop(self._heap)[3]
         self._pending.discard(event.seq)
         self.now = event.time
         return event

@@ -1,0 +1,410 @@
+"""The event loop of the online simulators of rigid jobs on nodes that fail (ARCHITECTURE.md,
+"Online simulation"): the batch scheduler (FCFS, EASY, conservative backfilling, node stealing)
+and the torus scheduler run on it; a *policy* takes the decisions through :class:`Policy`.
+
+Model
+-----
+* ``n_nodes`` nodes ``0 .. N-1``. A job of the :class:`~coschedule.sim.workload.Workload` runs on
+  ``nodes[j]`` of them, for its length extended by its checkpoints
+  (:mod:`~coschedule.sim.checkpointing`); the scheduler plans with its wall time, extended the
+  same way.
+* A failure (:class:`~coschedule.sim.failures.FailureTrace`) makes its node *down* for the
+  downtime ``D``, then the node is back (a ``RECOVERY`` event). A failure on a node already down
+  is ignored: the node cannot fail twice (:func:`~coschedule.sim.failures.poisson_failures`
+  never draws one; a trace read from a file may hold one). With ``D = 0`` a failure is
+  transient: it interrupts the job but the node stays up. A failure on an idle node only takes
+  the node down. A failure on a node running job ``j`` ends ``j``'s attempt: what ``j`` saved
+  by its last checkpoint is kept, the rest is lost; ``j`` still holds its other nodes and the
+  policy decides at once (:meth:`Policy.job_failed`): restart ``j`` now
+  (:meth:`Simulation.start`) or put it back in the queue (:meth:`Simulation.requeue`).
+* A restarted job runs ``R + E - U`` with the wall time ``R + W - U`` (eq. (4) of §7.2 with
+  the job's saved time ``U``; :mod:`~coschedule.sim.checkpointing`).
+
+One instant
+-----------
+Events come from one :class:`~coschedule.sim.events.EventQueue` (ties: ends, then recoveries,
+then failures, then submissions; each kind in push order; failures of one instant in the
+trace's order, nodes by index). Every event of an instant is applied, failures one at a time
+(each one's :meth:`Policy.job_failed` before the next), and only then the policy decides once
+(:meth:`Policy.decide`), seeing what changed in an :class:`Instant`. A job that ends at the
+very instant one of its nodes fails has completed. A job never starts before its submission:
+the engine refuses it.
+
+Records
+-------
+Every attempt is an :class:`Attempt` (start, end, nodes, recovery time, saved time before and
+after, outcome), every applied failure a :class:`FailureRecord`; :class:`SimulationResult`
+holds them with the parameters, for the validator (:mod:`coschedule.sim.validate`), the metrics
+(:mod:`coschedule.sim.metrics`) and ``jobs.csv``.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Protocol, runtime_checkable
+
+import numpy as np
+
+from .checkpointing import NO_CHECKPOINTING, Checkpointing
+from .events import EventKind, EventQueue
+from .failures import FailureTrace
+from .workload import Workload
+
+__all__ = [
+    "Attempt",
+    "FailureRecord",
+    "Instant",
+    "Policy",
+    "Simulation",
+    "SimulationResult",
+    "simulate",
+    "PRIORITY_FAILED",
+    "PRIORITY_VICTIM",
+    "PRIORITY_REGULAR",
+]
+
+#: restart priorities of [Du2024] §4.2: a failed job, a node-stealing victim, a regular job
+PRIORITY_FAILED, PRIORITY_VICTIM, PRIORITY_REGULAR = 3, 2, 1
+
+# job states
+WAITING, RUNNING, DONE, UNSUBMITTED, HELD = 0, 1, 2, 3, 4
+COMPLETED, FAILED, INTERRUPTED = "completed", "failed", "interrupted"
+
+
+@dataclass(frozen=True)
+class Attempt:
+    """One run of job ``job`` (its ``index``-th) on ``nodes`` over ``[start, end)``: first a
+    recovery of ``recovery`` (0 for a first attempt), then its work from saved time
+    ``saved_before`` to ``saved_after`` (or to the job's end when ``outcome`` is
+    ``"completed"``). ``outcome``: ``"completed"``, ``"failed"`` (a node failed) or
+    ``"interrupted"`` (a policy stopped it, e.g. node stealing)."""
+
+    job: int
+    index: int
+    start: float
+    end: float
+    nodes: tuple[int, ...]
+    recovery: float
+    saved_before: float
+    saved_after: float
+    outcome: str
+
+
+@dataclass(frozen=True)
+class FailureRecord:
+    """A failure the engine applied: ``node`` down on ``[time, up)``; ``job`` it hit (-1: an
+    idle node)."""
+
+    time: float
+    node: int
+    up: float
+    job: int
+
+
+@dataclass
+class Instant:
+    """What changed at instant ``now`` before the policy decides."""
+
+    now: float
+    ended: list[int] = field(default_factory=list)
+    submitted: list[int] = field(default_factory=list)
+    failed_nodes: list[int] = field(default_factory=list)
+    recovered: list[int] = field(default_factory=list)
+    failed_jobs: list[int] = field(default_factory=list)
+
+
+@runtime_checkable
+class Policy(Protocol):
+    """What the engine calls; the policies live in :mod:`coschedule.heuristics.batch` (the
+    engine never imports them)."""
+
+    name: str
+
+    def reset(self, sim: Simulation) -> None:
+        """Before the first event."""
+
+    def job_failed(self, sim: Simulation, job: int, node: int) -> None:
+        """``node`` of running ``job`` failed at ``sim.now``; ``job`` holds its other nodes
+        (``sim.held[job]``). Call ``sim.start(job, nodes)`` or ``sim.requeue(job, priority)``."""
+
+    def decide(self, sim: Simulation, instant: Instant) -> None:
+        """Once per instant, after every event of it: start jobs with ``sim.start``."""
+
+
+@dataclass(frozen=True)
+class SimulationResult:
+    """An executed online schedule and what produced it."""
+
+    workload: Workload
+    policy: str
+    attempts: tuple[Attempt, ...]
+    failures: tuple[FailureRecord, ...]
+    downtime: float
+    checkpointing: Checkpointing
+    length: np.ndarray  # extended length E of each job
+    walltime: np.ndarray  # extended wall time W of each job
+    checkpoints: np.ndarray  # K: checkpoints in a whole run of each job
+    completion: np.ndarray  # end of each job's completed attempt
+    first_start: np.ndarray
+    horizon: float  # the last event's time
+
+    @property
+    def flow(self) -> np.ndarray:
+        """Completion minus (first) submission, per job."""
+        return self.completion - self.workload.submit
+
+    @property
+    def restarts(self) -> int:
+        return sum(1 for a in self.attempts if a.outcome != COMPLETED)
+
+
+class Simulation:
+    """One run: the state a policy reads, and the two actions it takes (:meth:`start`,
+    :meth:`requeue`). Build it, then :meth:`run`."""
+
+    def __init__(
+        self,
+        workload: Workload,
+        policy: Policy,
+        *,
+        failures: FailureTrace | None = None,
+        downtime: float = 0.0,
+        checkpointing: Checkpointing = NO_CHECKPOINTING,
+        n_nodes: int | None = None,
+    ) -> None:
+        N = workload.n_nodes if n_nodes is None else int(n_nodes)
+        if N < 1:
+            raise ValueError(f"the platform needs at least one node, got {N}")
+        wide = np.flatnonzero(workload.nodes > N)
+        if wide.size:
+            k = int(wide[0])
+            raise ValueError(f"job {workload.ids[k]}: {workload.nodes[k]} nodes, wider than the platform ({N})")
+        if not (isinstance(downtime, (int, float)) and math.isfinite(downtime) and downtime >= 0):
+            raise ValueError(f"downtime must be a finite number >= 0, got {downtime!r}")
+        if failures is not None and failures.n_nodes != N:
+            raise ValueError(f"the failure trace is for {failures.n_nodes} nodes, the platform has {N}")
+        self.workload = workload
+        self.policy = policy
+        self.failures = failures if failures is not None else FailureTrace.none(N)
+        self.downtime = float(downtime)
+        self.checkpointing = checkpointing
+        self.n_nodes = N
+        n = workload.n
+        self.n = n
+        # per job (Python lists: read and written one element at a time)
+        self.submit: list[float] = workload.submit.tolist()
+        self.procs: list[int] = workload.nodes.tolist()
+        ck = checkpointing
+        self.checkpoints: list[int] = [ck.checkpoints(float(L), p) for L, p in zip(workload.length, self.procs)]
+        self.length: list[float] = [float(L) + k * ck.cost for L, k in zip(workload.length, self.checkpoints)]
+        self.wall_full: list[float] = [ck.extended(float(W), p) for W, p in zip(workload.walltime, self.procs)]
+        self.block: list[float] = [ck.period(p) + ck.cost for p in self.procs]
+        self.state: list[int] = [UNSUBMITTED] * n
+        self.priority: list[int] = [PRIORITY_REGULAR] * n
+        self.saved: list[float] = [0.0] * n  # U
+        self.saved_count: list[int] = [0] * n  # checkpoints completed
+        self.attempt: list[int] = [0] * n
+        self.exec: list[float] = list(self.length)  # the current (or next) attempt's length
+        self.wall: list[float] = list(self.wall_full)  # ... and wall time
+        self.recovery: list[float] = [0.0] * n
+        self.start_time: list[float] = [math.nan] * n
+        self.held: list[tuple[int, ...]] = [()] * n
+        self.completion = np.full(n, math.nan)
+        self.first_start = np.full(n, math.nan)
+        # per node
+        self.node_job = np.full(N, -1, dtype=np.int64)  # -1: idle
+        self.up = np.ones(N, dtype=bool)
+        self.up_at = np.zeros(N)  # when a down node is back
+        self.running: dict[int, float] = {}  # job -> planned end of its attempt
+        self._end_event: dict[int, object] = {}
+        self.events = EventQueue()
+        self.now = 0.0
+        self._attempts: list[Attempt] = []
+        self._failures: list[FailureRecord] = []
+        self._instant: Instant | None = None
+
+    # ------------------------------------------------------------------ queries
+    def free_mask(self) -> np.ndarray:
+        """Nodes up and idle."""
+        return self.up & (self.node_job < 0)
+
+    def free_count(self) -> int:
+        return int(np.count_nonzero(self.free_mask()))
+
+    def lowest_free(self, count: int, exclude: Sequence[int] = ()) -> list[int]:
+        """The ``count`` lowest-index nodes up and idle (fewer if there are not enough)."""
+        mask = self.free_mask()
+        if len(exclude):
+            mask[np.asarray(exclude, dtype=np.int64)] = False
+        return np.flatnonzero(mask)[:count].tolist()
+
+    def down_nodes(self) -> list[tuple[int, float]]:
+        """``(node, back at)`` of every node down now."""
+        return [(int(x), float(self.up_at[x])) for x in np.flatnonzero(~self.up)]
+
+    def is_waiting(self, j: int) -> bool:
+        return self.state[j] == WAITING
+
+    # ------------------------------------------------------------------ actions
+    def start(self, j: int, nodes: Sequence[int]) -> None:
+        """Start job ``j`` (waiting, or failed and holding nodes) now on ``nodes``."""
+        st = self.state[j]
+        if st not in (WAITING, HELD):
+            raise RuntimeError(f"job {self.workload.ids[j]} cannot start: it is not waiting")
+        if self.now < self.submit[j]:
+            raise RuntimeError(f"job {self.workload.ids[j]} cannot start before its submission")
+        nodes = [int(x) for x in nodes]
+        if len(nodes) != self.procs[j] or len(set(nodes)) != len(nodes):
+            raise RuntimeError(f"job {self.workload.ids[j]} needs {self.procs[j]} distinct nodes, got {nodes}")
+        idx = np.asarray(nodes, dtype=np.int64)
+        own = set(self.held[j])
+        busy = [x for x in nodes if not self.up[x] or (self.node_job[x] >= 0 and x not in own)]
+        if busy:
+            raise RuntimeError(f"job {self.workload.ids[j]}: nodes {busy} are down or busy")
+        for x in own - set(nodes):  # held nodes it does not use go back
+            self.node_job[x] = -1
+        self.node_job[idx] = j
+        self.held[j] = tuple(sorted(nodes))
+        self.state[j] = RUNNING
+        self.start_time[j] = self.now
+        if math.isnan(self.first_start[j]):
+            self.first_start[j] = self.now
+        end = self.now + self.exec[j]
+        self.running[j] = end
+        self._end_event[j] = self.events.push(end, EventKind.END, j)
+
+    def requeue(self, j: int, priority: int = PRIORITY_FAILED) -> None:
+        """Put failed job ``j`` back in the queue with ``priority``; it releases its nodes."""
+        if self.state[j] != HELD:
+            raise RuntimeError(f"job {self.workload.ids[j]} is not a failed job holding nodes")
+        for x in self.held[j]:
+            if self.node_job[x] == j:
+                self.node_job[x] = -1
+        self.held[j] = ()
+        self.state[j] = WAITING
+        self.priority[j] = int(priority)
+
+    # ------------------------------------------------------------------ the loop
+    def run(self) -> SimulationResult:
+        """Simulate until every job has completed; the executed schedule."""
+        ev = self.events
+        for j in range(self.n):
+            ev.push(self.submit[j], EventKind.SUBMIT, j)
+        tr = self.failures
+        for t, x in zip(tr.times.tolist(), tr.nodes.tolist()):
+            ev.push(t, EventKind.FAILURE, x)
+        self.policy.reset(self)
+        done = 0
+        while done < self.n:
+            batch = ev.pop_instant()
+            if not batch:
+                raise RuntimeError("no event left but jobs have not completed")  # pragma: no cover
+            self.now = now = batch[0].time
+            inst = Instant(now)
+            useful = False
+            for e in batch:
+                kind = e.kind
+                if kind == EventKind.END:
+                    self._end(e.data, inst)
+                    done += 1
+                    useful = True
+                elif kind == EventKind.SUBMIT:
+                    self.state[e.data] = WAITING
+                    inst.submitted.append(e.data)
+                    useful = True
+                elif kind == EventKind.FAILURE:
+                    useful |= self._fail(e.data, inst)
+                elif kind == EventKind.RECOVERY:
+                    x = e.data
+                    self.up[x] = True
+                    inst.recovered.append(x)
+                    useful = True
+            if useful:
+                self.policy.decide(self, inst)
+        return self._result()
+
+    def _end(self, j: int, inst: Instant) -> None:
+        start = self.start_time[j]
+        self._attempts.append(Attempt(j, self.attempt[j], start, self.now, self.held[j], self.recovery[j],
+                                      self.saved[j], self.saved[j], COMPLETED))
+        for x in self.held[j]:
+            self.node_job[x] = -1
+        self.held[j] = ()
+        self.state[j] = DONE
+        del self.running[j]
+        del self._end_event[j]
+        self.completion[j] = self.now
+        inst.ended.append(j)
+
+    def _fail(self, x: int, inst: Instant) -> bool:
+        """Apply a failure of node ``x`` now; False when it changes nothing (already down)."""
+        if not self.up[x]:
+            return False
+        now = self.now
+        back = now + self.downtime
+        if back > now:  # a downtime of 0 is a transient failure: the node stays up
+            self.up[x] = False
+            self.up_at[x] = back
+            self.events.push(back, EventKind.RECOVERY, x)
+        j = int(self.node_job[x])
+        self._failures.append(FailureRecord(now, x, back, j))
+        inst.failed_nodes.append(x)
+        if j < 0:
+            return True
+        self.node_job[x] = -1
+        self.interrupt(j, FAILED, failed_node=x)
+        inst.failed_jobs.append(j)
+        self.policy.job_failed(self, j, x)
+        if self.state[j] == HELD:
+            raise RuntimeError(f"policy {self.policy.name!r} neither restarted nor requeued failed job {j}")
+        return True
+
+    def interrupt(self, j: int, outcome: str = INTERRUPTED, *, failed_node: int = -1) -> None:
+        """End ``j``'s running attempt now (a failure, or a policy's decision): it keeps what its
+        completed checkpoints saved and holds its nodes (but ``failed_node``) until the policy
+        restarts or requeues it."""
+        if self.state[j] != RUNNING:
+            raise RuntimeError(f"job {self.workload.ids[j]} is not running")
+        now = self.now
+        start = self.start_time[j]
+        elapsed = now - start - self.recovery[j]
+        k = self.checkpointing.saved(elapsed, self.procs[j], self.checkpoints[j] - self.saved_count[j])
+        before = self.saved[j]
+        if k:
+            self.saved_count[j] += k
+            self.saved[j] = self.saved_count[j] * self.block[j]
+        self._attempts.append(Attempt(j, self.attempt[j], start, now, self.held[j], self.recovery[j],
+                                      before, self.saved[j], outcome))
+        self.events.cancel(self._end_event.pop(j))
+        del self.running[j]
+        self.attempt[j] += 1
+        R = self.checkpointing.R
+        self.recovery[j] = R
+        self.exec[j] = R + self.length[j] - self.saved[j]
+        self.wall[j] = R + self.wall_full[j] - self.saved[j]
+        self.held[j] = tuple(y for y in self.held[j] if y != failed_node)
+        self.state[j] = HELD
+
+    def _result(self) -> SimulationResult:
+        attempts = tuple(sorted(self._attempts, key=lambda a: (a.start, a.job, a.index)))
+        return SimulationResult(
+            workload=self.workload, policy=self.policy.name, attempts=attempts,
+            failures=tuple(self._failures), downtime=self.downtime, checkpointing=self.checkpointing,
+            length=np.array(self.length), walltime=np.array(self.wall_full),
+            checkpoints=np.array(self.checkpoints, dtype=np.int64), completion=self.completion.copy(),
+            first_start=self.first_start.copy(), horizon=self.now,
+        )
+
+
+def simulate(
+    workload: Workload,
+    policy: Policy,
+    *,
+    failures: FailureTrace | None = None,
+    downtime: float = 0.0,
+    checkpointing: Checkpointing = NO_CHECKPOINTING,
+) -> SimulationResult:
+    """Run ``policy`` on ``workload`` (module docstring); the executed schedule."""
+    return Simulation(workload, policy, failures=failures, downtime=downtime, checkpointing=checkpointing).run()
