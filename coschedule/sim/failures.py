@@ -82,6 +82,19 @@ class FailureTrace:
         return cls(np.empty(0), np.empty(0, dtype=np.int64), n_nodes)
 
 
+#: failures are drawn one chunk of this many seconds (a day) at a time, each from its own stream
+#: (the seed and the chunk's index), so the trace of a horizon is a prefix of any longer one
+CHUNK = 86400.0
+
+
+def _root_seed(seed: Seed) -> int:
+    """An integer root for the chunks' streams: the seed itself when it is an integer >= 0,
+    else one draw of the generator (``None``: fresh entropy)."""
+    if isinstance(seed, (int, np.integer)) and not isinstance(seed, bool) and seed >= 0:
+        return int(seed)
+    return int(as_generator(seed).integers(0, 2**63))
+
+
 def poisson_failures(
     n_nodes: int, *, node_mtbf: float, horizon: float, downtime: float = 0.0, seed: Seed = None
 ) -> FailureTrace:
@@ -101,7 +114,10 @@ def poisson_failures(
         The same seed gives the same trace on every machine.
 
     Expected number of failures: ``horizon * n_nodes / node_mtbf`` when ``D = 0``. Running time
-    ``O(K log K)`` for ``K`` failures.
+    ``O(K log K)`` for ``K`` failures. The trace is drawn a day (:data:`CHUNK`) at a time, each
+    day from its own stream of the seed, so the trace of a horizon is a prefix of the trace of
+    any longer horizon with the same seed: a simulation that outlives its trace can be run again
+    on a longer one and sees the same failures up to the first horizon.
     """
     if not (isinstance(node_mtbf, (int, float)) and node_mtbf > 0 and math.isfinite(node_mtbf)):
         raise InvalidInstance(f"node MTBF must be a positive number of seconds, got {node_mtbf!r}")
@@ -111,10 +127,20 @@ def poisson_failures(
         raise InvalidInstance(f"downtime must be a finite number of seconds >= 0, got {downtime!r}")
     if isinstance(n_nodes, bool) or not isinstance(n_nodes, (int, np.integer)) or n_nodes < 1:
         raise InvalidInstance(f"n_nodes must be a positive integer, got {n_nodes!r}")
-    rng = as_generator(seed)
-    count = int(rng.poisson(horizon * n_nodes / node_mtbf))
-    times = np.sort(rng.uniform(0.0, horizon, size=count))
-    nodes = rng.integers(0, n_nodes, size=count)
+    root = _root_seed(seed)
+    rate = n_nodes / node_mtbf
+    parts_t, parts_n = [], []
+    for c in range(math.ceil(horizon / CHUNK)):  # day by day: a longer horizon extends the trace
+        rng = np.random.default_rng([root, c])
+        k = int(rng.poisson(CHUNK * rate))
+        t = c * CHUNK + np.sort(rng.uniform(0.0, CHUNK, size=k))
+        parts_t.append(t)
+        parts_n.append(rng.integers(0, n_nodes, size=k))
+    times = np.concatenate(parts_t) if parts_t else np.empty(0)
+    nodes = np.concatenate(parts_n) if parts_n else np.empty(0, dtype=np.int64)
+    inside = times < horizon
+    times, nodes = times[inside], nodes[inside]
+    count = times.size
     if downtime > 0 and count:
         keep = np.ones(count, dtype=bool)
         up_at = np.zeros(n_nodes)  # when each node is back up

@@ -83,3 +83,13 @@ def test_missing_file_and_bad_parameters():
     with pytest.raises(InvalidInstance, match="node 4 does not exist"):
         FailureTrace(np.array([1.0]), np.array([4]), 4)
     assert len(FailureTrace.none(3)) == 0 and repr(FailureTrace.none(3)) == "FailureTrace(0 failures on 3 nodes)"
+
+
+def test_a_longer_horizon_extends_the_trace():
+    """Drawn day by day: the trace of a horizon is a prefix of a longer one (same seed)."""
+    short = poisson_failures(100, node_mtbf=1e5, horizon=1.5e5, downtime=100.0, seed=3)
+    long = poisson_failures(100, node_mtbf=1e5, horizon=4e5, downtime=100.0, seed=3)
+    k = len(short)
+    assert 0 < k < len(long)
+    assert np.array_equal(long.times[:k], short.times) and np.array_equal(long.nodes[:k], short.nodes)
+    assert long.times[k] >= 1.5e5

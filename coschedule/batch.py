@@ -1,0 +1,80 @@
+"""One batch run from names and numbers: the workload, a policy of
+:mod:`coschedule.heuristics.batch` by name, failures from a file or drawn from a seed, the
+checkpoint model; what the ``batch`` command and the campaigns call (the simulation core,
+:mod:`coschedule.sim`, never imports a policy: this module wires them).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from .sim.checkpointing import Checkpointing
+from .sim.engine import Policy, Simulation, SimulationResult
+from .sim.failures import FailureTrace, poisson_failures
+from .sim.workload import Workload
+
+__all__ = ["failure_horizon", "make_policy", "run_batch"]
+
+
+def make_policy(policy: str | Policy, **options: Any) -> Policy:
+    """A policy object: ``policy`` itself, or a new one by name (``fcfs``, ``easy``,
+    ``conservative`` / ``baseline``)."""
+    if isinstance(policy, str):
+        from coschedule.heuristics.batch import get_batch_policy
+
+        return get_batch_policy(policy, **options)
+    return policy
+
+
+def failure_horizon(workload: Workload, checkpointing: Checkpointing) -> float:
+    """How long a drawn failure trace first lasts: the last submission plus twice the time the
+    whole work would take on the full platform, plus twice the longest wall time (a run that
+    outlives it is run again on a trace twice as long, which extends the first)."""
+    work = float((workload.length * workload.nodes).sum()) / workload.n_nodes
+    longest = float(workload.walltime.max()) if workload.n else 0.0
+    scale = 1.0
+    if checkpointing.enabled:
+        scale = 1.0 + checkpointing.cost / max(checkpointing.period(1), 1.0)
+    return float(workload.submit.max() if workload.n else 0.0) + 2.0 * scale * work + 2.0 * longest + 86400.0
+
+
+def run_batch(
+    workload: Workload,
+    policy: str | Policy = "conservative",
+    *,
+    failures: FailureTrace | None = None,
+    node_mtbf: float | None = None,
+    seed: int | None = None,
+    downtime: float = 0.0,
+    checkpoint_cost: float = 0.0,
+    recovery_cost: float | None = None,
+    final_checkpoint: bool = False,
+    knows_downtime: bool = True,
+) -> SimulationResult:
+    """Simulate ``policy`` on ``workload``.
+
+    Failures: ``failures`` (a trace), else per-node Poisson failures of MTBF ``node_mtbf`` drawn
+    from ``seed`` (:func:`~coschedule.sim.failures.poisson_failures`), else none. Checkpointing:
+    ``checkpoint_cost`` C > 0 turns it on (Young/Daly periods from ``node_mtbf``, which it then
+    needs); ``recovery_cost`` R defaults to C (0 without checkpointing).
+    """
+    mtbf = math.inf if node_mtbf is None else float(node_mtbf)
+    ck = Checkpointing(cost=float(checkpoint_cost), recovery=recovery_cost, node_mtbf=mtbf,
+                       final_checkpoint=final_checkpoint)
+    options = {} if not isinstance(policy, str) else {"knows_downtime": knows_downtime}
+    if failures is not None or node_mtbf is None:
+        return Simulation(workload, make_policy(policy, **options), failures=failures,
+                          downtime=downtime, checkpointing=ck).run()
+    horizon = failure_horizon(workload, ck)
+    if seed is None:  # one root for every horizon tried, so that each trace extends the last
+        seed = int(np.random.default_rng().integers(0, 2**63))
+    while True:
+        trace = poisson_failures(workload.n_nodes, node_mtbf=mtbf, horizon=horizon, downtime=downtime, seed=seed)
+        result = Simulation(workload, make_policy(policy, **options), failures=trace, downtime=downtime,
+                            checkpointing=ck).run()
+        if result.horizon < horizon:
+            return result
+        horizon *= 2.0
