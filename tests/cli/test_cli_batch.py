@@ -294,6 +294,30 @@ def test_gantt_of_a_large_run_draws_node_ranges_without_labels():
     assert not [t for t in ax.texts if t.get_gid() == "label"]
 
 
+# ---------------------------------------------------------------- convert --to batsim
+
+
+def test_convert_swf_to_batsim_runs_the_same(capsys, tmp_path, swf):
+    out = tmp_path / "w.json"
+    code, text, _ = run(capsys, "convert", swf, "--to", "batsim", "-o", out)
+    assert code == 0 and text == f"wrote {out}: Batsim workload tiny, 4 jobs (1 dropped: run time or size unknown), 8 nodes\n"
+    assert read_batsim(out) == workload_from_swf(read_swf(swf))
+    a = run_json(capsys, "batch", swf, "--policy", "easy", "--node-mtbf", "500", "--downtime", "9")
+    b = run_json(capsys, "batch", out, "--policy", "easy", "--node-mtbf", "500", "--downtime", "9")
+    assert a["flows"] == b["flows"] and a["summary"] == b["summary"]
+    summary = run_json(capsys, "convert", swf, "--to", "batsim", "--nodes", "12", "-o", out)
+    assert summary == {"output": str(out), "format": "batsim", "name": "tiny", "n": 4, "nodes": 12, "dropped": 1}
+
+
+def test_convert_keeps_rigid_by_default_and_refuses_mixed_options(capsys, tmp_path, swf):
+    out = tmp_path / "r.json"
+    assert run(capsys, "convert", swf, "-o", out)[0] == 0
+    assert json.loads(out.read_text())["format"] == "coschedule/rigid-instance"
+    assert "--day applies to --to rigid" in fails(capsys, "convert", swf, "--to", "batsim", "--day", "0", "-o", out)
+    assert "--nodes applies to --to batsim" in fails(capsys, "convert", swf, "--nodes", "9", "-o", out)
+    assert "job 4: 8 processors > 4 nodes" in fails(capsys, "convert", swf, "--to", "batsim", "--nodes", "4", "-o", out)
+
+
 # ---------------------------------------------------------------- bad input: one line, exit 2
 
 
