@@ -41,7 +41,7 @@ class Checkpointing:
 
     >>> ck = Checkpointing(cost=300.0, node_mtbf=5.61 * 365 * 86400)
     >>> round(ck.period(128) / 3600, 2)  # §6.1: about 8 hours for a 128-node job
-    8.12
+    8.0
     >>> ck.checkpoints(7 * 3600.0, 128), ck.extended(7 * 3600.0, 128) == 7 * 3600.0
     (0, True)
     """
