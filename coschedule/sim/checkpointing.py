@@ -98,7 +98,7 @@ class Checkpointing:
         if checkpoints <= 0 or elapsed <= 0:
             return 0
         block = self.period(nodes) + self.cost
-        m = int(elapsed // block)
+        m = int(math.floor(elapsed / block))
         if (m + 1) * block <= elapsed:  # guard against a quotient rounded down
             m += 1
         return min(m, checkpoints)
