@@ -28,6 +28,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+import numpy as np
+
 __all__ = ["Checkpointing", "NO_CHECKPOINTING"]
 
 
@@ -90,6 +92,26 @@ class Checkpointing:
     def extended(self, work: float, nodes: int) -> float:
         """``work`` plus its checkpoints: eq. (1) for a length, eq. (2) for a wall time."""
         return float(work) + self.checkpoints(work, nodes) * self.cost
+
+    def per_job(self, work: np.ndarray, walltime: np.ndarray, nodes: np.ndarray) -> tuple[np.ndarray, ...]:
+        """For arrays of jobs: ``(K, E, W_ckpt, T + C)``, the checkpoints of a whole run, the
+        extended length (eq. (1)), the extended wall time (eq. (2)) and the block length -- the
+        same numbers as :meth:`checkpoints`, :meth:`extended` and :meth:`period`, element by
+        element (the same IEEE operations, vectorised)."""
+        work = np.asarray(work, dtype=np.float64)
+        walltime = np.asarray(walltime, dtype=np.float64)
+        nodes = np.asarray(nodes, dtype=np.int64)
+        if not self.enabled:
+            zero = np.zeros(work.shape, dtype=np.int64)
+            return zero, work.copy(), walltime.copy(), np.full(work.shape, math.inf)
+        T = np.sqrt(2.0 * (self.node_mtbf / nodes) * self.cost)
+        shift = 0 if self.final_checkpoint else 1
+
+        def count(x: np.ndarray) -> np.ndarray:
+            return np.maximum(np.ceil(x / T).astype(np.int64) - shift, 0)
+
+        K = count(work)
+        return K, work + K * self.cost, walltime + count(walltime) * self.cost, T + self.cost
 
     def saved(self, elapsed: float, nodes: int, checkpoints: int) -> int:
         """How many of the next ``checkpoints`` checkpoints an attempt completes in ``elapsed``

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -74,3 +75,16 @@ def test_a_failed_job_restarts_from_its_last_checkpoint():
     assert r.attempts[0].saved_after == 24.0
     r = run_batch(w, "conservative", failures=FailureTrace([23.9], [0], 5), downtime=100.0, **ck_args)
     assert r.attempts[0].saved_after == 12.0
+
+
+@given(st.lists(st.tuples(st.floats(1.0, 1e6), st.floats(1.0, 1e6), st.integers(1, 50000)), min_size=1, max_size=20),
+       st.booleans(), st.sampled_from([0.0, 300.0, 7.5]))
+def test_per_job_arrays_are_the_scalar_methods(jobs, final, cost):
+    ck = Checkpointing(cost=cost, node_mtbf=5.61 * YEAR, final_checkpoint=final)
+    work, wall, nodes = (np.array(x) for x in zip(*jobs))
+    K, E, W, block = ck.per_job(work, wall, nodes)
+    for k, (L, Wt, p) in enumerate(jobs):
+        assert K[k] == ck.checkpoints(L, p)
+        assert E[k] == L + ck.checkpoints(L, p) * ck.cost  # bit for bit
+        assert W[k] == ck.extended(Wt, p)
+        assert block[k] == ck.period(p) + ck.cost
