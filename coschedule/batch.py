@@ -71,11 +71,13 @@ def run_batch(
     final_checkpoint: bool = False,
     knows_downtime: bool = True,
     backend: str = "auto",
+    n_nodes: int | None = None,
 ) -> SimulationResult:
     """Simulate ``policy`` on ``workload``.
 
     Failures: ``failures`` (a trace), else per-node Poisson failures of MTBF ``node_mtbf`` drawn
-    from ``seed`` (:func:`~coschedule.sim.failures.poisson_failures`), else none. Checkpointing:
+    from ``seed`` (:func:`~coschedule.sim.failures.poisson_failures`), else none. ``n_nodes``:
+    the platform's size when it is not the workload's (the result's workload then says it). Checkpointing:
     ``checkpoint_cost`` C > 0 turns it on (Young/Daly periods from ``node_mtbf``, which it then
     needs); ``recovery_cost`` R defaults to C (0 without checkpointing).
 
@@ -100,17 +102,18 @@ def run_batch(
             assert isinstance(policy, str)
             make_policy(policy)  # an unknown name fails here, as with the reference
             return simulate_kernel(workload, policy, failures=trace, downtime=downtime, checkpointing=ck,
-                                   knows_downtime=knows_downtime)
+                                   knows_downtime=knows_downtime, n_nodes=n_nodes)
         return Simulation(workload, make_policy(policy, **options), failures=trace, downtime=downtime,
-                          checkpointing=ck).run()
+                          checkpointing=ck, n_nodes=n_nodes).run()
 
     if failures is not None or node_mtbf is None:
         return once(failures)
     horizon = failure_horizon(workload, ck)
+    N = workload.n_nodes if n_nodes is None else int(n_nodes)
     if seed is None:  # one root for every horizon tried, so that each trace extends the last
         seed = int(np.random.default_rng().integers(0, 2**63))
     while True:
-        trace = poisson_failures(workload.n_nodes, node_mtbf=mtbf, horizon=horizon, downtime=downtime, seed=seed)
+        trace = poisson_failures(N, node_mtbf=mtbf, horizon=horizon, downtime=downtime, seed=seed)
         result = once(trace)
         if result.horizon < horizon:
             return result

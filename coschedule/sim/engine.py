@@ -40,6 +40,7 @@ holds them with the parameters, for the validator (:mod:`coschedule.sim.validate
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -181,6 +182,8 @@ class Simulation:
         if wide.size:
             k = int(wide[0])
             raise ValueError(f"job {workload.ids[k]}: {workload.nodes[k]} nodes, wider than the platform ({N})")
+        if N != workload.n_nodes:  # the result's workload says on how many nodes it ran
+            workload = dataclasses.replace(workload, n_nodes=N)
         if not (isinstance(downtime, (int, float)) and math.isfinite(downtime) and downtime >= 0):
             raise ValueError(f"downtime must be a finite number >= 0, got {downtime!r}")
         if failures is not None and failures.n_nodes != N:

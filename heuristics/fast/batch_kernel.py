@@ -583,14 +583,17 @@ def _compact_pool(pool, cur_off, cur_cnt, state):
     return new, k
 
 
-def simulate_kernel(workload, policy: str, *, failures, downtime: float, checkpointing, knows_downtime: bool = True) -> SimulationResult:
+def simulate_kernel(workload, policy: str, *, failures, downtime: float, checkpointing, knows_downtime: bool = True,
+                    n_nodes: int | None = None) -> SimulationResult:
     """The run of :class:`coschedule.sim.engine.Simulation` with the policy ``policy`` (a name
     of :data:`KERNEL_POLICIES`), computed by the compiled kernel (module docstring)."""
     from coschedule.sim.engine import Simulation
 
     code = KERNEL_POLICIES[policy.lower()]
     # the same per-job numbers as the reference, computed by the same code
-    sim = Simulation(workload, _NoPolicy(), failures=failures, downtime=downtime, checkpointing=checkpointing)
+    sim = Simulation(workload, _NoPolicy(), failures=failures, downtime=downtime, checkpointing=checkpointing,
+                     n_nodes=n_nodes)
+    workload = sim.workload
     N = sim.n_nodes
     out = _simulate(
         code, bool(knows_downtime), N, workload.submit.astype(np.float64), workload.nodes.astype(np.int64),
@@ -612,7 +615,7 @@ def simulate_kernel(workload, policy: str, *, failures, downtime: float, checkpo
     records = tuple(FailureRecord(t, x, u, j) for t, x, u, j in
                     zip(f_time.tolist(), f_node.tolist(), f_up.tolist(), f_job.tolist()))
     return SimulationResult(
-        workload=workload, policy=_NAMES[code], attempts=tuple(attempts), failures=records,
+        workload=sim.workload, policy=_NAMES[code], attempts=tuple(attempts), failures=records,
         downtime=sim.downtime, checkpointing=checkpointing, length=np.array(sim.length),
         walltime=np.array(sim.wall_full), checkpoints=np.array(sim.checkpoints, dtype=np.int64),
         completion=completion, first_start=first_start, horizon=float(horizon),
