@@ -1,8 +1,11 @@
 """``coschedule batch``: one online run of a batch scheduler on nodes that fail ([Du2024]).
 
 Thin: read the workload (SWF or Batsim JSON) and the failures (a ``time,node`` file, drawn from
-a seed, or none), call :func:`coschedule.batch.run_batch`, print the summary (text or
-``--json``), write the per-attempt ``jobs.csv``, the drawn failures and the Gantt chart on request.
+a seed, or none), call :func:`coschedule.batch.run_batch`, check the run
+(:func:`coschedule.sim.validate.validate_run`), print its metrics
+(:func:`coschedule.sim.metrics.summarize`; text or ``--json``), write the per-attempt
+``jobs.csv`` (:func:`coschedule.sim.metrics.job_records`), the drawn failures and the Gantt chart
+on request.
 """
 
 from __future__ import annotations
@@ -18,11 +21,11 @@ import numpy as np
 from ..errors import CoscheduleError, InvalidInstance
 from ..sim.engine import SimulationResult
 from ..sim.failures import FailureTrace
-from ..sim.jobs_csv import JobRecord
+from ..sim.metrics import Summary
 from ..sim.workload import Workload
 from .common import SWF_SUFFIXES, Formatter, emit_json, positive_float, positive_int, write_figure
 
-__all__ = ["attempt_records", "cmd_batch", "load_workload_arg", "nonnegative_float", "register"]
+__all__ = ["cmd_batch", "load_workload_arg", "nonnegative_float", "prune_fraction", "register", "time_window"]
 
 #: per-job flows are printed (text output) up to this many jobs; jobs.csv has them all
 MAX_PRINTED_JOBS = 20
@@ -35,6 +38,28 @@ def nonnegative_float(text: str) -> float:
         raise argparse.ArgumentTypeError(f"expected a number >= 0, got {text!r}") from None
     if not (value >= 0 and math.isfinite(value)):
         raise argparse.ArgumentTypeError(f"expected a number >= 0, got {text}")
+    return value
+
+
+def time_window(text: str) -> tuple[float, float]:
+    """``START:END`` in seconds, ``0 <= START < END`` (the utilization window)."""
+    start, sep, end = text.partition(":")
+    try:
+        window = (float(start), float(end)) if sep else None
+    except ValueError:
+        window = None
+    if window is None or not (0 <= window[0] < window[1] and math.isfinite(window[1])):
+        raise argparse.ArgumentTypeError(f"expected START:END in seconds with 0 <= START < END, got {text!r}")
+    return window
+
+
+def prune_fraction(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not 0 <= value < 0.5:
+        raise argparse.ArgumentTypeError(f"expected a fraction in [0, 0.5), got {text!r}")
     return value
 
 
@@ -141,46 +166,6 @@ def _write_drawn_failures(result: SimulationResult, args: argparse.Namespace) ->
 # ------------------------------------------------------------------------------ outputs
 
 
-def attempt_records(result: SimulationResult) -> list[JobRecord]:
-    """One ``jobs.csv`` row per attempt, as Batsim writes resubmitted jobs: the first attempt of
-    job ``J`` is ``J``, the k-th rerun ``J#k``, submitted when the attempt before it ended; a
-    failed or interrupted attempt is ``COMPLETED_KILLED``. The requested time of an attempt is
-    its wall time: ``R + W - U`` for a rerun (eq. (4))."""
-    w = result.workload
-    ends = {(a.job, a.index): a.end for a in result.attempts}
-    records = []
-    for a in result.attempts:
-        j = a.job
-        first = a.index == 0
-        records.append(JobRecord(
-            job_id=w.ids[j] if first else f"{w.ids[j]}#{a.index}",
-            submission_time=float(w.submit[j]) if first else ends[(j, a.index - 1)],
-            requested_nodes=int(w.nodes[j]),
-            requested_time=float(a.recovery + result.walltime[j] - a.saved_before),
-            starting_time=a.start, finish_time=a.end, nodes=a.nodes,
-            final_state="COMPLETED_SUCCESSFULLY" if a.outcome == "completed" else "COMPLETED_KILLED",
-        ))
-    return records
-
-
-def _summary(result: SimulationResult) -> dict[str, Any]:
-    """Flows (mean, max, weighted by nodes), failures and restarts of a run."""
-    w = result.workload
-    flow = result.flow
-    nodes = w.nodes.astype(np.float64)
-    n = w.n
-    return {
-        "jobs": n,
-        "mean_flow": float(flow.mean()) if n else 0.0,
-        "max_flow": float(flow.max()) if n else 0.0,
-        "weighted_mean_flow": float((flow * nodes).sum() / nodes.sum()) if n else 0.0,
-        "makespan": float(result.completion.max()) if n else 0.0,
-        "failures": len(result.failures),
-        "failures_on_jobs": sum(1 for f in result.failures if f.job >= 0),
-        "restarts": result.restarts,
-    }
-
-
 def _describe_failures(args: argparse.Namespace, result: SimulationResult) -> str:
     if args.failures is not None:
         how = f"from {args.failures}"
@@ -199,10 +184,11 @@ def _describe_checkpointing(result: SimulationResult) -> str:
     return f"checkpoints C = {ck.cost:g} s, R = {ck.R:g} s (Young/Daly periods{final})"
 
 
-def _print_text(result: SimulationResult, args: argparse.Namespace, summary: dict[str, Any]) -> None:
+def _print_text(result: SimulationResult, args: argparse.Namespace, summary: Summary) -> None:
     w = result.workload
-    print(f"workload {w.name}: {w.n} jobs on {w.n_nodes} nodes" + (f" ({w.dropped} dropped)" if w.dropped else ""))
-    print(f"policy {args.policy}; {_describe_failures(args, result)}; {_describe_checkpointing(result)}")
+    dropped = f" ({w.dropped} dropped)" if w.dropped else ""
+    print(f"workload {w.name}: {w.n} jobs on {w.n_nodes} nodes{dropped}; {_describe_failures(args, result)}; "
+          f"{_describe_checkpointing(result)}")
     if 0 < w.n <= MAX_PRINTED_JOBS:
         width = max(3, *(len(i) for i in w.ids))
         print(f"{'job':<{width}}  nodes  submit  start    end   flow  attempts")
@@ -210,18 +196,14 @@ def _print_text(result: SimulationResult, args: argparse.Namespace, summary: dic
         for k, jid in enumerate(w.ids):
             print(f"{jid:<{width}}  {w.nodes[k]:>5}  {w.submit[k]:>6g}  {result.first_start[k]:>5g}  "
                   f"{result.completion[k]:>5g}  {result.flow[k]:>5g}  {attempts[k]:>8}")
-    print(f"flow: mean {summary['mean_flow']:.6g}, max {summary['max_flow']:.6g}, "
-          f"mean weighted by nodes {summary['weighted_mean_flow']:.6g}; makespan {summary['makespan']:.6g}")
-    struck = f" ({summary['failures_on_jobs']} struck a running job)" if summary["failures"] else ""
-    print(f"{_count(summary['failures'], 'failure')}{struck}, {_count(summary['restarts'], 'restart')}")
-
-
-def _count(k: int, noun: str) -> str:
-    return f"{k} {noun}{'' if k == 1 else 's'}"
+    print(f"makespan {float(result.completion.max()):.10g} s")
+    print(summary.table())
 
 
 def cmd_batch(args: argparse.Namespace) -> int:
     from ..batch import make_policy, run_batch
+    from ..sim.metrics import summarize
+    from ..sim.validate import validate_run
 
     _check_options(args)
     make_policy(args.policy)  # an unknown name fails before the workload is read
@@ -241,12 +223,14 @@ def cmd_batch(args: argparse.Namespace) -> int:
         recovery_cost=args.recovery_cost, final_checkpoint=args.final_checkpoint,
         knows_downtime=not args.unknown_downtime,
     )
-    summary = _summary(result)
+    validate_run(result, failures=failures)
+    summary = summarize(result, prune=args.prune, window=args.window)
     outputs: dict[str, Any] = {}
     if args.output:
         from ..sim.jobs_csv import write_jobs_csv
+        from ..sim.metrics import job_records
 
-        rows = write_jobs_csv(attempt_records(result), args.output)
+        rows = write_jobs_csv(job_records(result), args.output)
         outputs["jobs_csv"] = args.output
         print(f"wrote {args.output}: {rows} rows, one per attempt", file=sys.stderr)
     if args.failures_out:
@@ -265,7 +249,8 @@ def cmd_batch(args: argparse.Namespace) -> int:
             "failures": {"file": args.failures, "node_mtbf": args.node_mtbf, "seed": args.seed,
                          "downtime": result.downtime},
             "checkpointing": {"cost": ck.cost, "recovery": ck.R, "final_checkpoint": ck.final_checkpoint},
-            "summary": summary,
+            "makespan": float(result.completion.max()),
+            "summary": summary.to_dict(),
             "flows": dict(zip(workload.ids, result.flow.tolist())),
             "outputs": outputs,
         })
@@ -282,7 +267,9 @@ def register(sub: Any) -> None:
         "on nodes that fail ([Du2024]): a failure interrupts the job on its node, which is down for "
         "the downtime; the job restarts from its last checkpoint (from scratch without "
         "checkpointing) at once when a free node can replace the failed one, else it waits with the "
-        "highest priority. Prints the flows (mean, max, weighted by nodes), failures and restarts. "
+        "highest priority. Prints the metrics of [Du2024] §5.3: flows (max, mean, weighted by "
+        "nodes; overall and per size class), waits, bounded slowdowns, the utilization split into "
+        "useful work, checkpoints, recoveries, lost work, downtime and idle time, failures and restarts. "
         "WORKLOAD is an SWF trace (.swf, .swf.gz) or a Batsim JSON workload, a file or a bundled "
         "name. No failure option: a failure-free run. Times are in seconds. The model and the worked "
         "toy example of [Du2024] §3: `coschedule docs batch`.",
@@ -322,7 +309,13 @@ def register(sub: Any) -> None:
     g.add_argument("--final-checkpoint", action="store_true",
                    help="checkpoint at the end of each started period, the last one too (eq. (1) as printed); "
                    "default: only when more work follows (§6.1)")
-    g = p.add_argument_group("output")
+    g = p.add_argument_group("metrics and output")
+    g.add_argument("--prune", type=prune_fraction, default=0.0, metavar="F",
+                   help="leave out the first and the last fraction F of the jobs (by submission) from the flow, "
+                   "wait and slowdown statistics (default 0; the paper: 0.2)")
+    g.add_argument("--window", type=time_window, default=None, metavar="START:END",
+                   help="measure the utilization over [START, END) seconds (default: the whole run; the paper: "
+                   "864000:2592000, days 11 to 30)")
     g.add_argument("-o", "--output", metavar="FILE", default=None,
                    help="write Batsim's jobs.csv here, one row per attempt (J, J#1, ... for reruns)")
     g.add_argument("--plot", "--gantt", metavar="FILE", dest="plot", default=None,

@@ -71,23 +71,37 @@ def test_toy_example_gives_table_1(capsys):
     code, out, err = run(capsys, *TOY_RUN)
     assert code == 0 and err == ""
     lines = out.splitlines()
-    assert lines[0] == "workload toy: 5 jobs on 8 nodes"
-    assert lines[1] == f"policy conservative; failures from {TOY_FAILURES}, downtime 5 s; no checkpointing"
-    rows = {line.split()[0]: line.split()[1:] for line in lines[3:8]}
+    assert lines[0] == (f"workload toy: 5 jobs on 8 nodes; failures from {TOY_FAILURES}, downtime 5 s; "
+                        "no checkpointing")
+    rows = {line.split()[0]: line.split()[1:] for line in lines[2:7]}
     assert {j: float(r[4]) for j, r in rows.items()} == {"J1": 8, "J2": 5, "J3": 15, "J4": 25, "J5": 3}
     assert rows["J3"][-1] == "2" and rows["J5"][2] == "1"  # J3 ran twice; J5 backfilled at t = 1
-    assert lines[8] == "flow: mean 11.2, max 25, mean weighted by nodes 17.0667; makespan 25"
-    assert lines[9] == "1 failure (1 struck a running job), 1 restart"
+    assert lines[7] == "makespan 25 s"
+    # then the metrics' table (coschedule.sim.metrics.Summary.table), all jobs kept by default
+    assert lines[8] == "policy conservative, 8 nodes, 5 jobs, 5 kept (no pruning), Γ = 10 s"
+    assert lines[10].split() == ["all", "5", "25.00", "11.20", "17.07"]
+    assert lines[-1].startswith("failures: 1 applied, 1 hit a job, 1 restarts;")
 
 
 def test_toy_example_json(capsys):
     data = run_json(capsys, *TOY_RUN)
     assert data["flows"] == {"J1": 8.0, "J2": 5.0, "J3": 15.0, "J4": 25.0, "J5": 3.0}
     s = data["summary"]
-    assert s["mean_flow"] == pytest.approx(11.2) and s["max_flow"] == 25
-    assert s["weighted_mean_flow"] == pytest.approx(256 / 15)
-    assert (s["failures"], s["failures_on_jobs"], s["restarts"], s["makespan"]) == (1, 1, 1, 25)
+    assert s["flow"]["mean"] == pytest.approx(11.2) and s["flow"]["max"] == 25
+    assert s["flow"]["weighted_mean"] == pytest.approx(256 / 15)
+    u = s["utilization"]
+    assert (u["failures"], u["failures_hit"], u["restarts"], data["makespan"]) == (1, 1, 1, 25)
+    assert u["node_seconds"]["downtime"] == 5 and u["node_seconds"]["lost"] == 6  # J3 lost 1 s on 6 nodes
     assert data["nodes"] == 8 and data["failures"]["downtime"] == 5 and data["checkpointing"]["cost"] == 0
+
+
+def test_prune_and_window_reach_the_metrics(capsys):
+    data = run_json(capsys, *TOY_RUN, "--prune", "0.2", "--window", "0:10")
+    s = data["summary"]
+    assert (s["jobs"], s["jobs_kept"], s["prune"]) == (5, 3, 0.2)  # J1 and J5 left out
+    assert s["flow"]["mean"] == pytest.approx((5 + 15 + 25) / 3)
+    assert s["utilization"]["window"] == [0, 10] and s["utilization"]["capacity"] == 80
+    assert data["flows"]["J1"] == 8.0  # every job's flow, whatever the pruning
 
 
 def test_toy_by_bundled_names_and_policy_alias(capsys, tmp_path, monkeypatch):
@@ -121,7 +135,7 @@ def test_drawn_failures_written_then_replayed_give_the_same_run(capsys, tmp_path
     out = tmp_path / "f.csv"
     common = ["--policy", policy, "--node-mtbf", "2000", "--downtime", "20", "--checkpoint-cost", "5"]
     drawn = run_json(capsys, "batch", swf, *common, "--seed", "3", "--failures-out", out, "-o", tmp_path / "a.csv")
-    assert drawn["summary"]["failures"] > 0 and drawn["failures"]["seed"] == 3
+    assert drawn["summary"]["utilization"]["failures"] > 0 and drawn["failures"]["seed"] == 3
     replay = run_json(capsys, "batch", swf, *common, "--failures", out, "-o", tmp_path / "b.csv")
     assert replay["flows"] == drawn["flows"] and replay["summary"] == drawn["summary"]
     assert (tmp_path / "a.csv").read_text() == (tmp_path / "b.csv").read_text()  # every attempt
@@ -180,7 +194,7 @@ def test_bundled_trace_by_name_prints_no_job_table(capsys):
     code, out, _ = run(capsys, "batch", "HPC2N-subset-3171", "--policy", "fcfs")
     assert code == 0
     lines = out.splitlines()
-    assert lines[0].startswith("workload HPC2N-subset-3171: ") and lines[2].startswith("flow: mean")
+    assert lines[0].startswith("workload HPC2N-subset-3171: ") and lines[1].startswith("makespan ")
 
 
 # ---------------------------------------------------------------- jobs.csv
@@ -199,6 +213,19 @@ def test_jobs_csv_has_one_row_per_attempt(capsys, tmp_path):
     assert again["allocated_resources"] == "1 3-7" and again["final_state"] == "COMPLETED_SUCCESSFULLY"
 
 
+def test_the_run_is_validated_before_anything_is_written(capsys, tmp_path, monkeypatch):
+    import coschedule.sim.validate
+    from coschedule.errors import InvalidSchedule
+
+    def invalid(result, *, failures=None):
+        raise InvalidSchedule("job J3, attempt 1: starts before its node 2 is back")
+
+    monkeypatch.setattr(coschedule.sim.validate, "validate_run", invalid)
+    err = fails(capsys, *TOY_RUN, "-o", tmp_path / "jobs.csv")
+    assert "job J3, attempt 1: starts before its node 2 is back" in err
+    assert not (tmp_path / "jobs.csv").exists()
+
+
 def test_jobs_csv_is_read_by_evalys(capsys, tmp_path):
     evalys = pytest.importorskip("evalys.jobset")
     out = tmp_path / "jobs.csv"
@@ -211,13 +238,14 @@ def test_jobs_csv_of_a_rerun_requests_its_remaining_wall_time(capsys, tmp_path, 
     out = tmp_path / "jobs.csv"
     data = run_json(capsys, "batch", swf, "--policy", "easy", "--node-mtbf", "300", "--seed", "2",
                     "--checkpoint-cost", "4", "--recovery-cost", "3", "-o", out)
-    assert data["summary"]["restarts"] > 0
+    restarts = data["summary"]["utilization"]["restarts"]
+    assert restarts > 0
     rows = list(csv.DictReader(out.open()))
-    assert len(rows) == 4 + data["summary"]["restarts"]
+    assert len(rows) == 4 + restarts
     reruns = [r for r in rows if "#" in r["job_id"]]
     assert reruns and all(float(r["submission_time"]) <= float(r["starting_time"]) for r in rows)
     killed = sum(r["final_state"] == "COMPLETED_KILLED" for r in rows)
-    assert killed == data["summary"]["restarts"]
+    assert killed == restarts
 
 
 # ---------------------------------------------------------------- the Gantt chart
