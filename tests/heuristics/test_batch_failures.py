@@ -215,3 +215,22 @@ def test_checkpointed_job_without_a_free_node_restarts_later(policy: str) -> Non
         (0, 13.0, 16.0, (0,), "completed"),
     ]
 
+
+# ----------------------------------------------------------------------------- recoveries
+
+
+def test_a_planned_recovery_delays_no_reservation() -> None:
+    """With ``knows_downtime`` the plan already holds the instant a down node comes back, so
+    that instant brings no news and no reservation may move later (regression: the plan was
+    recomputed from scratch there, in queue order, and a job due to start at that very
+    instant was pushed back).
+
+    2 nodes; node 0 fails at 1, back at 3. A (1 node, wall 8) starts at 1 on node 1 and ends
+    at 3; B (2 nodes, wall 2) is planned at 9; C (1 node, wall 3, submitted at 2) is
+    reserved at 3, when node 0 is back. At 3 A ends and node 0 is back: compression moves B
+    to 6 (after C); C starts at 3, as reserved."""
+    w = workload(2, (1, 1, 8, 2), (1, 2, 2, 2), (2, 1, 3, 3))
+    policy = RecordingConservative()
+    result = run_batch(w, policy, failures=trace(2, (1, 0)), downtime=2.0)
+    assert policy.first[2] == 3.0
+    assert result.first_start.tolist() == [1.0, 6.0, 3.0]
