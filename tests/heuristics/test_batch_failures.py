@@ -11,10 +11,10 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
+from coschedule.heuristics.batch import Conservative
 
 from coschedule import data
 from coschedule.batch import run_batch
-from coschedule.heuristics.batch import Conservative
 from coschedule.sim.checkpointing import Checkpointing
 from coschedule.sim.engine import FailureRecord, Instant, Simulation
 from coschedule.sim.failures import FailureTrace, read_failures
@@ -38,7 +38,8 @@ def trace(N: int, *failures: tuple[float, int]) -> FailureTrace:
 
 def timeline(result) -> list[tuple[int, float, float, tuple[int, ...], str]]:
     """``(job, start, end, nodes, outcome)`` of every attempt, by job then attempt."""
-    return [(a.job, a.start, a.end, a.nodes, a.outcome) for a in sorted(result.attempts, key=lambda a: (a.job, a.index))]
+    attempts = sorted(result.attempts, key=lambda a: (a.job, a.index))
+    return [(a.job, a.start, a.end, a.nodes, a.outcome) for a in attempts]
 
 
 # ----------------------------------------------------------------------------- §3 toy example
@@ -106,8 +107,10 @@ def test_failed_job_restarts_at_once_with_a_free_node(policy: str) -> None:
 
 @pytest.mark.parametrize("policy", ["easy", "conservative"])
 def test_failed_job_without_a_free_node_waits_ahead_of_regular_jobs(policy: str) -> None:
-    """(The backfilling policies: under strict FCFS no running job was submitted after a waiting
-    one, so first submission alone puts a failed job first.) 3 nodes. C: 2 nodes, runs [0, 5) but its wall time is 20; X: 2 nodes, wall 5, submitted
+    """(The backfilling policies: under strict FCFS no running job was submitted after a
+    waiting one, so first submission alone puts a failed job first.)
+
+    3 nodes. C: 2 nodes, runs [0, 5) but its wall time is 20; X: 2 nodes, wall 5, submitted
     at 1, waits; A: 1 node, wall 10, submitted at 2, backfilled at 2 on node 2. Node 2 fails at
     3 (down until 13): no free node, so A releases its nodes and waits with priority 3. At 5
     (C ends) A goes first although X was submitted before it: A [5, 15) on node 0; X needs 2
