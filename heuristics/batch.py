@@ -28,9 +28,12 @@ Policies
   behind all those before it in the queue. At an instant where jobs end, the plan is compressed
   as batsched does (Mu'alem-Feitelson): in queue order, each waiting job is taken out and put
   back at its earliest fit among all the others (never later); jobs submitted at that instant
-  join the end of the queue and are placed after it. At an instant with a failure or a node
-  coming back, the whole plan is recomputed: every waiting job placed afresh, in queue order
-  ([Du2024] §4.1, §5.1). Jobs whose reservation falls now start.
+  join the end of the queue and are placed after it. At an instant with a failure, or (with
+  ``knows_downtime=False``) a node coming back, the whole plan is recomputed: every waiting
+  job placed afresh, in queue order ([Du2024] §4.1, §5.1). With ``knows_downtime=True`` a node
+  that comes back brings no news (the plan already holds that instant), so it changes nothing:
+  recomputing there could move a reservation later, even one falling due at that very instant,
+  with no failure. Jobs whose reservation falls now start.
 """
 
 from __future__ import annotations
@@ -160,7 +163,7 @@ class Conservative(QueuePolicy):
         for j in instant.submitted:
             self._enqueue(sim, j)
         procs, wall = sim.procs, sim.wall
-        if instant.failed_nodes or instant.recovered:
+        if instant.failed_nodes or (instant.recovered and not self.knows_downtime):
             self.profile = prof = self._occupied(sim)
             jobs = [item[2] for item in self.queue]
             starts = prof.place([procs[j] for j in jobs], [wall[j] for j in jobs])
