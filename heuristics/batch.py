@@ -13,9 +13,12 @@ Shared rules
   one, the job restarts at once on its surviving nodes plus the lowest-index such node (it keeps
   its nodes); otherwise it releases its surviving nodes and waits with priority 3.
 * **Plans use wall times** (extended by checkpoints, eq. (2)); jobs end at their real lengths.
-* **Down nodes.** With ``knows_downtime=True`` (default) the scheduler plans with the instant a
-  down node comes back; with ``False`` a down node is unavailable until it is back. The §3 toy
-  example gives the same flows either way (tests).
+* **Down nodes.** By default (``knows_downtime=False``) a down node is out of the platform until
+  it is back, as in the paper's simulations (§5.1: batsched removes a failed node from its
+  machines and adds it back at its rejuvenation, recomputing the plan; this is also why §5.2 caps
+  the largest jobs below the platform's size). With ``knows_downtime=True`` the scheduler plans
+  with the instant a down node comes back. The §3 toy example gives the same flows either way
+  (tests).
 
 Policies
 --------
@@ -53,7 +56,7 @@ class QueuePolicy:
 
     name = "queue"
 
-    def __init__(self, *, knows_downtime: bool = True) -> None:
+    def __init__(self, *, knows_downtime: bool = False) -> None:
         self.knows_downtime = bool(knows_downtime)
         self.queue: list[tuple[int, float, int]] = []  # (-priority, first submit, job), sorted
 

@@ -190,7 +190,8 @@ def test_checkpointed_job_restarts_with_what_it_saved() -> None:
     12; node 0 is back at 13) is reserved at 11 + 5 = 16, and starts at 14 when A ends."""
     w = workload(2, (0, 1, 12, 10), (12, 2, 1, 1))
     failures = trace(2, (11, 0))
-    result = run_batch(w, "conservative", failures=failures, downtime=2.0, checkpoint_cost=1.0, node_mtbf=8.0)
+    result = run_batch(w, "conservative", failures=failures, downtime=2.0, checkpoint_cost=1.0, node_mtbf=8.0,
+                       knows_downtime=True)
     assert result.length.tolist()[0] == 12.0 and result.walltime.tolist()[0] == 14.0
     attempts = [a for a in result.attempts if a.job == 0]
     assert [(a.start, a.end, a.nodes, a.recovery, a.saved_before, a.saved_after, a.outcome) for a in attempts] == [
@@ -199,7 +200,7 @@ def test_checkpointed_job_restarts_with_what_it_saved() -> None:
     ]
     assert result.first_start.tolist()[1] == 14.0
 
-    policy = RecordingConservative()
+    policy = RecordingConservative(knows_downtime=True)
     sim = Simulation(w, policy, failures=failures, downtime=2.0,
                      checkpointing=Checkpointing(cost=1.0, node_mtbf=8.0))
     sim.run()
@@ -233,7 +234,7 @@ def test_a_planned_recovery_delays_no_reservation() -> None:
     reserved at 3, when node 0 is back. At 3 A ends and node 0 is back: compression moves B
     to 6 (after C); C starts at 3, as reserved."""
     w = workload(2, (1, 1, 8, 2), (1, 2, 2, 2), (2, 1, 3, 3))
-    policy = RecordingConservative()
+    policy = RecordingConservative(knows_downtime=True)
     result = run_batch(w, policy, failures=trace(2, (1, 0)), downtime=2.0)
     assert policy.first[2] == 3.0
     assert result.first_start.tolist() == [1.0, 6.0, 3.0]

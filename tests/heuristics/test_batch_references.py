@@ -345,7 +345,7 @@ def test_conservative_delays_no_reservation_between_failures(data: st.DataObject
     w = data.draw(workloads(max_jobs=12, nodes=(2, 6), submits=10))
     trace = data.draw(failure_traces(w))
     downtime = data.draw(st.sampled_from([0.0, 1.0, 3.0, 10.0]))
-    policy = RecordingConservative()
+    policy = RecordingConservative(knows_downtime=True)
     run_batch(w, policy, failures=trace, downtime=downtime)
     assert policy.delayed == [], f"(now, job, reserved before, after): {policy.delayed}"
 
@@ -364,7 +364,7 @@ def test_conservative_delays_no_reservation_between_failures_sweep() -> None:
         k = int(rng.integers(1, 4))
         trace = FailureTrace(rng.integers(0, 8, k).astype(float), rng.integers(0, N, k), N)
         downtime = float(rng.integers(1, 8))
-        policy = RecordingConservative()
+        policy = RecordingConservative(knows_downtime=True)
         run_batch(w, policy, failures=trace, downtime=downtime)
         assert policy.delayed == [], (f"case {case}: (now, job, before, after) {policy.delayed} on {_describe(w)}, "
                                       f"failures {list(zip(trace.times.tolist(), trace.nodes.tolist()))}, "
