@@ -74,8 +74,8 @@ class Workload:
         short = arrays["walltime"] < arrays["length"]
         if short.any():
             k = int(np.argmax(short))
-            raise InvalidInstance(f"job {self.ids[k]}: wall time {arrays['walltime'][k]!r} is shorter than its length "
-                                  f"{arrays['length'][k]!r} (a job never runs past its wall time)")
+            raise InvalidInstance(f"job {self.ids[k]}: wall time {float(arrays['walltime'][k])!r} is shorter than its length "
+                                  f"{float(arrays['length'][k])!r} (a job never runs past its wall time)")
         wide = (arrays["nodes"] < 1) | (arrays["nodes"] > self.n_nodes)
         if wide.any():
             k = int(np.argmax(wide))
