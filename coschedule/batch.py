@@ -69,7 +69,7 @@ def run_batch(
     checkpoint_cost: float = 0.0,
     recovery_cost: float | None = None,
     final_checkpoint: bool = False,
-    knows_downtime: bool = True,
+    knows_downtime: bool = False,
     backend: str = "auto",
     n_nodes: int | None = None,
 ) -> SimulationResult:

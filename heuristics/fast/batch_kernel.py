@@ -413,7 +413,8 @@ def _simulate(
             continue
         # ------------------------------------------------------------ the policy decides
         nold = 0
-        if policy == 2 and nend > 0 and nfailed_nodes == 0 and nrecovered == 0:
+        rebuild = nfailed_nodes > 0 or (nrecovered > 0 and not knows_downtime)
+        if policy == 2 and nend > 0 and not rebuild:
             nold = qlen  # the queue before this instant's submissions, to compress
             for y in range(qlen):
                 old[y] = queue[y]
@@ -421,7 +422,7 @@ def _simulate(
             qlen = _queue_insert(queue, qlen, submitted[y], prio, submit)
         nstart = 0  # the jobs to start, in order, go to tmp_p[:nstart]
         if policy == 2:
-            if nfailed_nodes > 0 or nrecovered > 0:
+            if rebuild:
                 # rebuild: running jobs until start + wall, down nodes, then place the queue
                 plen = 1
                 ts[0] = now
@@ -583,7 +584,7 @@ def _compact_pool(pool, cur_off, cur_cnt, state):
     return new, k
 
 
-def simulate_kernel(workload, policy: str, *, failures, downtime: float, checkpointing, knows_downtime: bool = True,
+def simulate_kernel(workload, policy: str, *, failures, downtime: float, checkpointing, knows_downtime: bool = False,
                     n_nodes: int | None = None) -> SimulationResult:
     """The run of :class:`coschedule.sim.engine.Simulation` with the policy ``policy`` (a name
     of :data:`KERNEL_POLICIES`), computed by the compiled kernel (module docstring)."""
