@@ -138,7 +138,9 @@ def _check_options(args: argparse.Namespace) -> None:
                               "give --checkpoint-cost too, or leave --node-mtbf out")
     if args.final_checkpoint and not args.checkpoint_cost:
         raise CoscheduleError("--final-checkpoint needs --checkpoint-cost")
-    for flag, given in (("--downtime", args.downtime is not None), ("--unknown-downtime", args.unknown_downtime)):
+    given_flags = (("--downtime", args.downtime is not None),
+                   ("--known-downtime" if args.knows_downtime else "--unknown-downtime", args.knows_downtime is not None))
+    for flag, given in given_flags:
         if given and not failures:
             raise CoscheduleError(f"{flag} applies to failures: give --failures FILE or --node-mtbf S")
 
@@ -221,7 +223,7 @@ def cmd_batch(args: argparse.Namespace) -> int:
         workload, args.policy, failures=failures, node_mtbf=args.node_mtbf, seed=args.seed,
         downtime=args.downtime or 0.0, checkpoint_cost=args.checkpoint_cost or 0.0,
         recovery_cost=args.recovery_cost, final_checkpoint=args.final_checkpoint,
-        knows_downtime=not args.unknown_downtime,
+        knows_downtime=bool(args.knows_downtime),
     )
     validate_run(result, failures=failures)
     summary = summarize(result, prune=args.prune, window=args.window)
@@ -245,7 +247,7 @@ def cmd_batch(args: argparse.Namespace) -> int:
         ck = result.checkpointing
         emit_json({
             "workload": workload.name, "jobs": workload.n, "nodes": workload.n_nodes, "dropped": workload.dropped,
-            "policy": args.policy, "knows_downtime": not args.unknown_downtime,
+            "policy": args.policy, "knows_downtime": bool(args.knows_downtime),
             "failures": {"file": args.failures, "node_mtbf": args.node_mtbf, "seed": args.seed,
                          "downtime": result.downtime},
             "checkpointing": {"cost": ck.cost, "recovery": ck.R, "final_checkpoint": ck.final_checkpoint},
@@ -296,8 +298,12 @@ def register(sub: Any) -> None:
     g.add_argument("--seed", type=int, default=None, metavar="K", help="seed of the drawn failures (default 0)")
     g.add_argument("--downtime", type=nonnegative_float, default=None, metavar="S",
                    help="a failed node is down for S seconds (default 0: it stays up)")
-    g.add_argument("--unknown-downtime", action="store_true",
-                   help="the scheduler does not know when a down node comes back")
+    known = g.add_mutually_exclusive_group()
+    known.add_argument("--known-downtime", dest="knows_downtime", action="store_true", default=None,
+                       help="the scheduler knows when a down node comes back and plans with it")
+    known.add_argument("--unknown-downtime", dest="knows_downtime", action="store_false", default=None,
+                       help="a down node is out of the platform until it is back (the default, as the "
+                       "paper's batsched)")
     g.add_argument("--failures-out", metavar="FILE", default=None,
                    help="write the drawn failures (time,node CSV), for --failures in other runs")
     g = p.add_argument_group("checkpointing (none given: a failed job restarts from scratch)")

@@ -120,9 +120,12 @@ def test_failure_free_toy_and_the_policies(capsys):
     assert flows["easy"] == flows["conservative"]
 
 
-def test_unknown_downtime_and_transient_failures(capsys):
-    known = run_json(capsys, *TOY_RUN)["flows"]
-    assert run_json(capsys, *TOY_RUN, "--unknown-downtime")["flows"] == known  # engine docstring: same flows
+def test_known_downtime_and_transient_failures(capsys):
+    default = run_json(capsys, *TOY_RUN)
+    assert default["knows_downtime"] is False  # the library's default: down nodes out until back
+    known = run_json(capsys, *TOY_RUN, "--known-downtime")
+    assert known["knows_downtime"] is True and known["flows"] == default["flows"]  # the toy: same flows
+    assert run_json(capsys, *TOY_RUN, "--unknown-downtime") == default
     transient = run_json(capsys, "batch", TOY, "--policy", "conservative", "--failures", TOY_FAILURES)
     assert transient["failures"]["downtime"] == 0 and transient["flows"]["J3"] == 11.0  # restarted at once
 
@@ -390,8 +393,11 @@ def test_bad_batsim(capsys, tmp_path):
 def test_negative_times(capsys, tmp_path):
     err = fails(capsys, "batch", _toy_with(tmp_path, **{"1__subtime": -3}), "--policy", "easy")
     assert "w.json: job J2: submit must be a finite number >= 0" in err
-    err = fails(capsys, "batch", _toy_with(tmp_path, **{"0__walltime": -8}), "--policy", "easy")
-    assert "w.json: job J1: walltime must be a finite number > 0" in err
+    doc = json.loads(Path(TOY).read_text())
+    doc["profiles"]["delay8.0"]["delay"] = -8.0
+    path = tmp_path / "neg.json"
+    path.write_text(json.dumps(doc))
+    assert "neg.json: job J1: length must be a finite number > 0" in fails(capsys, "batch", path, "--policy", "easy")
     failures = tmp_path / "f.csv"
     failures.write_text("time,node\n1,2\n-4,3\n")
     assert "f.csv:3: time: expected a number >= 0, got '-4'" in fails(capsys, "batch", TOY, "--policy", "easy",
@@ -433,6 +439,8 @@ def test_unknown_policy_and_missing_files(capsys, tmp_path):
     (["--node-mtbf", "100", "--final-checkpoint"], "--final-checkpoint needs --checkpoint-cost"),
     (["--downtime", "5"], "--downtime applies to failures"),
     (["--unknown-downtime"], "--unknown-downtime applies to failures"),
+    (["--known-downtime"], "--known-downtime applies to failures"),
+    (["--known-downtime", "--unknown-downtime", "--node-mtbf", "9"], "not allowed with argument --known-downtime"),
     (["--node-mtbf", "0"], "argument --node-mtbf: expected a positive number, got 0"),
     (["--downtime", "-1", "--node-mtbf", "9"], "argument --downtime: expected a number >= 0, got -1"),
     (["--nodes", "0"], "argument --nodes: expected a positive integer, got 0"),
