@@ -6,13 +6,11 @@ deleted or inserted; tokens and JSON values replaced); they either read the file
 :class:`~coschedule.errors.CoscheduleError`. ``coschedule batch`` on such files exits 0, or 2
 with one line on stderr and no traceback.
 
-Three bugs found here are pinned as strict xfails (they pass once fixed, and the marker must
-then go): in ``read_batsim``, an integer beyond int64 (``"res": 10**20``) raises
-``OverflowError`` and JSON nested deeper than Python's recursion limit raises ``RecursionError``;
-a job whose submit time plus length overflows a float (``1e308 + 1e308``) is accepted by
-``Workload`` (the run ends at ``inf``: the reference engine stops with a ``ValueError``, the CLI's
-validation of the run turns the kernel's result into one line). The strategies below keep JSON
-integers within int64 and nesting shallow, so that the properties test the rest.
+Three bugs found here have regression tests: in ``read_batsim``, an integer beyond int64
+(``"res": 10**20``) raised ``OverflowError`` and JSON nested deeper than Python's recursion
+limit raised ``RecursionError``; a job whose submit time plus length overflows a float
+(``1e308 + 1e308``) was accepted by ``Workload``. The strategies below keep JSON integers
+within int64 and nesting shallow, so that the properties test the rest.
 """
 
 from __future__ import annotations
@@ -162,8 +160,6 @@ def test_mutated_gzipped_swf_raise_only_our_errors(mutant, zipped):
     _only_our_errors(_read_swf_workload, gzip.compress(mutant) if zipped else mutant, ".swf.gz" if zipped else ".swf")
 
 
-@pytest.mark.xfail(strict=True, raises=OverflowError, reason="read_batsim: an integer beyond int64 overflows "
-                   "numpy's conversion instead of a FormatError")
 def test_batsim_integer_beyond_int64_is_a_format_error(tmp_path):
     doc = json.loads(TOY)
     doc["jobs"][0]["res"] = 10**20
@@ -173,8 +169,6 @@ def test_batsim_integer_beyond_int64_is_a_format_error(tmp_path):
         read_batsim(path)
 
 
-@pytest.mark.xfail(strict=True, raises=RecursionError, reason="read_batsim: JSON nested deeper than the "
-                   "recursion limit raises RecursionError instead of a FormatError")
 def test_batsim_deep_nesting_is_a_format_error(tmp_path):
     path = tmp_path / "w.json"
     path.write_text("[" * 100_000)
@@ -203,8 +197,6 @@ def test_batch_times_that_overflow_are_one_line(capsys, tmp_path):
     assert err.count("\n") == 1 and err.startswith("coschedule batch: error: ")
 
 
-@pytest.mark.xfail(strict=True, reason="Workload accepts submit + length beyond the largest float "
-                   "(the run then ends at inf): the reader should refuse the job")
 def test_batsim_times_that_overflow_are_a_format_error(tmp_path):
     with pytest.raises(CoscheduleError):
         read_batsim(_overflowing_toy(tmp_path))
