@@ -220,6 +220,7 @@ class Simulation:
         self.node_job = np.full(N, -1, dtype=np.int64)  # -1: idle
         self.up = np.ones(N, dtype=bool)
         self.up_at = np.zeros(N)  # when a down node is back
+        self._node_ints = np.array(range(N), dtype=object)  # node numbers as shared int objects
         self.running: dict[int, float] = {}  # job -> planned end of its attempt
         self._end_event: dict[int, object] = {}
         self.events = EventQueue()
@@ -258,12 +259,12 @@ class Simulation:
             raise RuntimeError(f"job {self.workload.ids[j]} cannot start: it is not waiting")
         if self.now < self.submit[j]:
             raise RuntimeError(f"job {self.workload.ids[j]} cannot start before its submission")
-        idx, own = self._check_nodes(j, nodes)
+        idx, held, own = self._check_nodes(j, nodes)
         if own:  # held nodes it does not use go back
             kept = np.array(own, dtype=np.int64)
             self.node_job[kept[~np.isin(kept, idx)]] = -1
         self.node_job[idx] = j
-        self.held[j] = tuple(sorted(idx.tolist()))
+        self.held[j] = held
         self.state[j] = RUNNING
         self.start_time[j] = self.now
         if math.isnan(self.first_start[j]):
@@ -272,11 +273,14 @@ class Simulation:
         self.running[j] = end
         self._end_event[j] = self.events.push(end, EventKind.END, j)
 
-    def _check_nodes(self, j: int, nodes: Sequence[int]) -> tuple[np.ndarray, tuple[int, ...]]:
-        """``nodes`` as an array, and the nodes ``j`` holds, once checked: ``procs[j]`` distinct
-        nodes, each up and idle or held by ``j``. A few nodes are checked in Python, many in
-        numpy (jobs of 10^4 nodes), with the same outcome and messages."""
+    def _check_nodes(self, j: int, nodes: Sequence[int]) -> tuple[np.ndarray, tuple[int, ...], tuple[int, ...]]:
+        """``nodes`` as an array and as a sorted tuple, and the nodes ``j`` held, once checked:
+        ``procs[j]`` distinct nodes, each up and idle or held by ``j``. A few nodes are checked
+        in Python, many in numpy (jobs of 10^4 nodes), with the same outcome and messages; the
+        tuple of many nodes is made of the platform's shared node numbers (:attr:`_node_ints`),
+        so that the attempts of large jobs do not each keep their own integer objects."""
         own = self.held[j]
+        held: tuple[int, ...] = ()
         if len(nodes) <= 32:
             listed = [int(x) for x in nodes]
             distinct = len(set(listed)) == len(listed)
@@ -291,15 +295,18 @@ class Simulation:
             up, node_job, mine = self.up, self.node_job, set(own)
             busy = [x for x in listed if not up[x] or (node_job[x] >= 0 and x not in mine)]
             idx = np.asarray(listed, dtype=np.int64)
+            held = tuple(sorted(listed))
         else:
             idx = listed
             taken = self.node_job[idx] >= 0
             if own:
                 taken &= ~np.isin(idx, own)
             busy = idx[~self.up[idx] | taken].tolist()
+            if not busy:
+                held = tuple(self._node_ints[ordered].tolist())
         if busy:
             raise RuntimeError(f"job {self.workload.ids[j]}: nodes {busy} are down or busy")
-        return idx, own
+        return idx, held, own
 
     def requeue(self, j: int, priority: int = PRIORITY_FAILED) -> None:
         """Put failed job ``j`` back in the queue with ``priority``; it releases its nodes."""
