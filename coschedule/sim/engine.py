@@ -220,6 +220,7 @@ class Simulation:
         self.node_job = np.full(N, -1, dtype=np.int64)  # -1: idle
         self.up = np.ones(N, dtype=bool)
         self.up_at = np.zeros(N)  # when a down node is back
+        self.n_down = 0  # nodes down now
         self._node_ints = np.array(range(N), dtype=object)  # node numbers as shared int objects
         self.running: dict[int, float] = {}  # job -> planned end of its attempt
         self._end_event: dict[int, object] = {}
@@ -246,6 +247,8 @@ class Simulation:
 
     def down_nodes(self) -> list[tuple[int, float]]:
         """``(node, back at)`` of every node down now."""
+        if not self.n_down:
+            return []
         return [(int(x), float(self.up_at[x])) for x in np.flatnonzero(~self.up)]
 
     def is_waiting(self, j: int) -> bool:
@@ -351,6 +354,7 @@ class Simulation:
                 elif kind == EventKind.RECOVERY:
                     x = e.data
                     self.up[x] = True
+                    self.n_down -= 1
                     inst.recovered.append(x)
                     useful = True
             if useful:
@@ -377,6 +381,7 @@ class Simulation:
         back = now + self.downtime
         if back > now:  # a downtime of 0 is a transient failure: the node stays up
             self.up[x] = False
+            self.n_down += 1
             self.up_at[x] = back
             self.events.push(back, EventKind.RECOVERY, x)
         j = int(self.node_job[x])
