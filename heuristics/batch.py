@@ -162,7 +162,7 @@ class Conservative(QueuePolicy):
         self.reserved: dict[int, float] = {}
 
     def decide(self, sim: Simulation, instant: Instant) -> None:
-        old = [item[2] for item in self.queue]
+        old = [item[2] for item in self.queue] if instant.ended else []  # compress needs them
         for j in instant.submitted:
             self._enqueue(sim, j)
         procs, wall = sim.procs, sim.wall
