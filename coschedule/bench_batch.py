@@ -76,6 +76,10 @@ BATCH_CASES: dict[str, dict[str, Any]] = {
     "lanl-conservative": {"trace": LANL, "policy": "conservative"},
     "kth-easy": {"trace": KTH, "policy": "easy"},
     "kth-conservative": {"trace": KTH, "policy": "conservative"},
+    # the same through the reference event loop with the policy objects (the compiled kernel
+    # replays it bit for bit; run_batch's default is the kernel)
+    "kth-easy-reference": {"trace": KTH, "policy": "easy", "backend": "reference"},
+    "kth-conservative-reference": {"trace": KTH, "policy": "conservative", "backend": "reference"},
 }
 
 
@@ -225,7 +229,7 @@ def batch_child(argv: Sequence[str] | None = None) -> None:
     w = _case_workload(spec)
     before = _maxrss_mb()
     c0 = time.process_time()
-    result = run_batch(w, spec["policy"], **spec.get("failures", {}))
+    result = run_batch(w, spec["policy"], backend=spec.get("backend", "auto"), **spec.get("failures", {}))
     cpu = time.process_time() - c0
     out: dict[str, Any] = {"workload": w.name, "jobs": w.n, "n_nodes": w.n_nodes, "sim_cpu_s": cpu,
                            "rss_before_mb": before, "peak_rss_mb": _maxrss_mb(),

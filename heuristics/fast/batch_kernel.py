@@ -604,10 +604,13 @@ def simulate_kernel(workload, policy: str, *, failures, downtime: float, checkpo
     )
     (a_job, a_idx, a_start, a_end, a_rec, a_sb, a_sa, a_out, a_noff, a_nodes,
      f_time, f_node, f_up, f_job, completion, first_start, horizon) = out
-    nodes = a_nodes.tolist()
+    # one int object per node, shared by every attempt's tuple (a tuple of fresh ints would
+    # cost 28 more bytes per node of every attempt: gigabytes on a month of Mira)
+    name = list(range(N)).__getitem__
     offs = a_noff.tolist()
     attempts = [
-        Attempt(j, k, s, e, tuple(nodes[offs[x]:offs[x + 1]]), r, sb, sa, COMPLETED if o == 0 else FAILED)
+        Attempt(j, k, s, e, tuple(map(name, a_nodes[offs[x]:offs[x + 1]].tolist())), r, sb, sa,
+                COMPLETED if o == 0 else FAILED)
         for x, (j, k, s, e, r, sb, sa, o) in enumerate(zip(
             a_job.tolist(), a_idx.tolist(), a_start.tolist(), a_end.tolist(), a_rec.tolist(), a_sb.tolist(),
             a_sa.tolist(), a_out.tolist()))
