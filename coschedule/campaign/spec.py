@@ -1,4 +1,5 @@
-"""Campaign specifications: the grid, its sources of instances, and its cells.
+"""Campaign specifications of the rigid simulator (the default ``simulator``): the grid, its
+sources of instances, and its cells. (Other simulators' specs: :mod:`.simulators`.)
 
 A campaign is the product
 
@@ -29,9 +30,9 @@ import json
 import math
 import tomllib
 from collections.abc import Iterator
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, fields, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -88,6 +89,8 @@ def qbar_key(qbar: float) -> int:
 class Cell:
     """One point of the grid: everything a worker needs, and nothing it must look up."""
 
+    simulator: ClassVar[str] = "rigid"
+
     id: str
     source: str
     instance_key: str
@@ -139,6 +142,8 @@ class CampaignSpec:
     with very skewed job areas, ``q_j = 1 - (1 - qbar)^(a_j / abar)`` approaches 1 and one
     scenario could hold billions of re-executions.
     """
+
+    simulator: ClassVar[str] = "rigid"
 
     sources: tuple[Source, ...]
     heuristics: tuple[str, ...]
@@ -236,6 +241,28 @@ class CampaignSpec:
 
     def n_cells(self) -> int:
         return self.n_instances() * len(self.heuristics) * len(self.priorities) * len(self.qbar) * len(self.platforms)
+
+    @property
+    def runs_per_cell(self) -> int:
+        """Simulations per cell: the ``scenarios``."""
+        return self.scenarios
+
+    def describe_sources(self) -> str:
+        return describe_sources(self.sources)
+
+    def grid_line(self) -> str:
+        """The grid's size, as ``coschedule simulate --dry-run`` prints it."""
+        cells = self.n_cells()
+        return (f"grid: {self.n_instances()} instances x {len(self.heuristics)} heuristics x "
+                f"{len(self.priorities)} priorities x {len(self.qbar)} qbar x {len(self.platforms)} P = "
+                f"{cells} cells x {self.scenarios} scenarios = {cells * self.scenarios} simulations")
+
+    def grid_info(self) -> dict[str, Any]:
+        """The grid's size as ``coschedule simulate --dry-run --json`` prints it."""
+        cells = self.n_cells()
+        return {"instances": self.n_instances(), "heuristics": len(self.heuristics),
+                "priorities": len(self.priorities), "qbar": len(self.qbar), "P": len(self.platforms),
+                "cells": cells, "scenarios_per_cell": self.scenarios, "simulations": cells * self.scenarios}
 
     def cells(self) -> Iterator[Cell]:
         """The grid, lazily, the costliest cells first (high ``qbar``, R-List-Q) so that the
@@ -338,11 +365,23 @@ def parse_values(text: str, kind: type, what: str) -> tuple[Any, ...]:
 
 
 def spec_from_dict(data: Any, where: str = "spec", base: str | Path = ".", *,
-                   traces_dir: str | None = None) -> CampaignSpec:
-    """A :class:`CampaignSpec` from the TOML table (``[[source]]`` tables for the sources);
-    ``traces_dir`` is where bare trace names are looked up (see :class:`TraceSource`)."""
+                   traces_dir: str | None = None) -> Any:
+    """The spec of a TOML table, read by the simulator its ``simulator`` key names (default
+    ``rigid``: a :class:`CampaignSpec`; ``batch``: a
+    :class:`~coschedule.campaign.batch.BatchSpec`); ``traces_dir`` is where bare trace names are
+    looked up (see :class:`TraceSource`)."""
+    from .simulators import spec_from_table
+
+    return spec_from_table(data, where, base, traces_dir=traces_dir)
+
+
+def rigid_spec_from_dict(data: Any, where: str = "spec", base: str | Path = ".", *,
+                         traces_dir: str | None = None) -> CampaignSpec:
+    """A :class:`CampaignSpec` from the TOML table (``[[source]]`` tables for the sources; a
+    ``simulator`` key, if there, says ``"rigid"``)."""
     if not isinstance(data, dict):
         raise CampaignError(f"{where}: expected a table")
+    data = {k: v for k, v in data.items() if not (k == "simulator" and v == "rigid")}
     known = {f.name for f in fields(CampaignSpec)} | {"source"}
     known.discard("sources")
     extra = set(data) - known
@@ -372,9 +411,11 @@ def spec_from_dict(data: Any, where: str = "spec", base: str | Path = ".", *,
     return CampaignSpec(**kw)
 
 
-def load_spec(path: str | Path, *, traces_dir: str | None = None) -> CampaignSpec:
-    """Read a campaign TOML file; relative paths in it are relative to its folder, and bare trace
-    file names are also looked up in ``traces_dir`` and the bundled traces (see :class:`TraceSource`)."""
+def load_spec(path: str | Path, *, traces_dir: str | None = None) -> Any:
+    """Read a campaign TOML file (of the simulator its ``simulator`` key names: a
+    :class:`CampaignSpec` by default); relative paths in it are relative to its folder, and bare
+    trace file names are also looked up in ``traces_dir`` and the bundled traces (see
+    :class:`TraceSource`)."""
     from coschedule.io import read_utf8
 
     p = Path(path)
@@ -390,7 +431,7 @@ def load_spec(path: str | Path, *, traces_dir: str | None = None) -> CampaignSpe
         raise CampaignError(f"{p}: empty campaign spec (no sources, no heuristics)")
     spec = spec_from_dict(data, where=str(p), base=p.parent, traces_dir=traces_dir)
     if "name" not in data:
-        spec = CampaignSpec(**{**_kwargs(spec), "name": p.stem})
+        spec = replace(spec, name=p.stem)
     return spec
 
 
