@@ -7,7 +7,9 @@ every simulator gets the same guarantees: seeds from the cells' values, rows com
 complete, resume, and the same numbers on 1 or N workers or on Dask.
 
 * ``rigid`` (the default, and what a spec without the key means): the resilient rigid-job
-  heuristics of [Benoit2021] over failure scenarios (:mod:`.spec`).
+  heuristics of [Benoit2021] over failure scenarios (:mod:`.spec`);
+* ``batch``: the online batch scheduler with node failures and checkpointing, one run of
+  :func:`coschedule.batch.run_batch` per cell (:mod:`.batch`).
 """
 
 from __future__ import annotations
@@ -65,8 +67,18 @@ def _rigid() -> Simulator:
                      plots=True)
 
 
+def _batch() -> Simulator:
+    from . import batch, batch_report
+
+    return Simulator("batch", "online batch scheduling with node failures and checkpointing (run_batch)",
+                     batch.BATCH_SCHEMA, batch.batch_spec_from_dict, batch.simulate_batch_cell,
+                     lambda spec, numba: batch.batch_costs(spec), batch_report.summarize_batch,
+                     batch_report.format_batch_tables, batch_report.format_batch_markdown,
+                     lambda spec: "one simulation each")
+
+
 #: simulator name -> how to build it (imported when first used)
-SIMULATORS: dict[str, Callable[[], Simulator]] = {"rigid": _rigid}
+SIMULATORS: dict[str, Callable[[], Simulator]] = {"rigid": _rigid, "batch": _batch}
 _BUILT: dict[str, Simulator] = {}
 
 

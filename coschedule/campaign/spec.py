@@ -36,7 +36,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from coschedule.errors import FormatError, unknown_name
+from coschedule.errors import FormatError
 from coschedule.rigid import RigidInstance, RigidJob, SilentErrors
 
 from .sources import (  # noqa: F401  (re-exported: the public names of campaign specs)
@@ -52,7 +52,9 @@ from .sources import (  # noqa: F401  (re-exported: the public names of campaign
     _resolve,
     _source_from_dict,
     area_ratio,
+    canonical_names,
     describe_sources,
+    table_kwargs,
 )
 
 __all__ = [
@@ -160,18 +162,8 @@ class CampaignSpec:
 
     def normalized(self) -> CampaignSpec:
         """Canonical names (``r-list-0``, ``LPT``), sorted unique parameter values."""
-        hs = _heuristic_names()
-        heur = []
-        for h in self.heuristics:
-            if not isinstance(h, str) or h.lower() not in hs:
-                raise CampaignError(str(unknown_name("heuristic", str(h), hs)))
-            heur.append(h.lower())
-        ps = _priority_names()
-        prio = []
-        for p in self.priorities:
-            if not isinstance(p, str) or p.upper() not in ps:
-                raise CampaignError(str(unknown_name("priority", str(p), ps)))
-            prio.append(p.upper())
+        heur = canonical_names(self.heuristics, _heuristic_names(), "heuristic")
+        prio = canonical_names(self.priorities, _priority_names(), "priority", str.upper)
         for q in self.qbar:
             if isinstance(q, bool) or not isinstance(q, (int, float)) or not 0 <= q < 1:
                 raise CampaignError(f"qbar must be in [0, 1), got {q!r}")
@@ -384,29 +376,11 @@ def rigid_spec_from_dict(data: Any, where: str = "spec", base: str | Path = ".",
     data = {k: v for k, v in data.items() if not (k == "simulator" and v == "rigid")}
     known = {f.name for f in fields(CampaignSpec)} | {"source"}
     known.discard("sources")
-    extra = set(data) - known
-    if extra:
-        raise CampaignError(f"{where}: unknown key {min(extra)!r}; valid: {', '.join(sorted(known))}")
-    kw: dict[str, Any] = {}
-    for key in ("heuristics", "priorities", "qbar", "P"):
-        if key in data:
-            val = data[key]
-            if isinstance(val, (int, float, str)) and not isinstance(val, bool):
-                val = [val]
-            if not isinstance(val, list):
-                raise CampaignError(f"{where}: {key} must be a list")
-            kw[key] = tuple(val)
-    for key, kind in (("scenarios", int), ("seed", int), ("name", str), ("keep_makespans", bool),
-                      ("max_failures", (int, float))):
-        if key in data:
-            kw[key] = _expect(data, key, kind, where)
-    srcs = data.get("source", [])
-    if isinstance(srcs, dict):
-        srcs = [srcs]
-    if not isinstance(srcs, list):
-        raise CampaignError(f"{where}: source must be an array of tables ([[source]])")
+    kw = table_kwargs(data, where, known, ("heuristics", "priorities", "qbar", "P"),
+                      (("scenarios", int), ("seed", int), ("name", str), ("keep_makespans", bool),
+                       ("max_failures", (int, float))))
     kw["sources"] = tuple(_source_from_dict(s, f"{where}: source[{i}]", Path(base), traces_dir)
-                          for i, s in enumerate(srcs))
+                          for i, s in enumerate(kw.pop("source")))
     kw.setdefault("heuristics", ())
     return CampaignSpec(**kw)
 
