@@ -1,6 +1,6 @@
 """Batch campaigns (``simulator = "batch"``): every stored row is one run of ``run_batch`` with the
 cell's values and a seed derived from them; the same numbers on 1 or 2 workers, on Dask, after a
-resume; adding grid values leaves existing cells unchanged; workload sources (SWF
+resume or a SIGKILL; adding grid values leaves existing cells unchanged; workload sources (SWF
 slices, Batsim JSON, the synthetic-generator hook); spec errors before any work; the store's
 format and the report's groups."""
 
@@ -9,7 +9,12 @@ from __future__ import annotations
 import io
 import json
 import math
+import os
+import signal
 import sqlite3
+import subprocess
+import sys
+import time
 import zlib
 from dataclasses import replace
 from pathlib import Path
@@ -186,6 +191,65 @@ def test_adding_grid_values_leaves_existing_cells_unchanged(tmp_path, reference_
     ref, new = numbers(reference_db), numbers(db)
     assert set(ref) < set(new)
     assert {k: new[k] for k in ref} == ref
+
+
+def _cli(*argv: str) -> list[str]:
+    return [sys.executable, "-c", "import sys; from coschedule.cli import main; sys.exit(main())", *argv]
+
+
+def _count(db: Path) -> int:
+    if not db.exists():
+        return 0
+    try:
+        with sqlite3.connect(db, timeout=5) as conn:
+            return int(conn.execute("SELECT COUNT(*) FROM cells").fetchone()[0])
+    except sqlite3.OperationalError:  # not created yet
+        return 0
+
+
+SLOW_SPEC = f"""simulator = "batch"
+seed = 3
+seeds = 3
+policies = ["conservative", "easy"]
+node_mtbf = ["none", 2592000]
+downtime = [600]
+checkpoint_cost = [0, 300]
+[[source]]
+kind = "swf"
+path = "{KTH}"
+days = 12
+"""
+
+
+@pytest.mark.slow
+def test_killed_batch_campaign_resumes_to_the_uninterrupted_numbers(tmp_path):
+    """SIGKILL ``coschedule simulate`` and its workers mid-run: the committed cells stay, the file
+    is consistent, running the same command again computes only the rest, and the numbers equal
+    an uninterrupted run's."""
+    spec = tmp_path / "slow.toml"
+    spec.write_text(SLOW_SPEC)
+    db = tmp_path / "killed.sqlite"
+    proc = subprocess.Popen(_cli("simulate", str(spec), "--db", str(db), "--workers", "2", "--quiet"),
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    deadline = time.monotonic() + 120
+    while _count(db) < 3 and time.monotonic() < deadline and proc.poll() is None:
+        time.sleep(0.05)
+    assert proc.poll() is None, "the campaign ended before it could be interrupted"
+    os.killpg(proc.pid, signal.SIGKILL)
+    proc.communicate(timeout=60)
+    saved = _count(db)
+    total = 2 * (1 + 2 * 3)
+    assert 3 <= saved < total
+    with sqlite3.connect(db) as conn:
+        assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+    done = subprocess.run(_cli("simulate", str(spec), "--db", str(db), "--workers", "2", "--json"),
+                          capture_output=True, text=True, timeout=300, check=False)
+    assert done.returncode == 0, done.stderr
+    info = json.loads(done.stdout)
+    assert info["skipped"] == saved and info["computed"] == total - saved
+    clean = tmp_path / "clean.sqlite"
+    run_campaign(load_spec(spec), str(clean), workers=1)
+    assert numbers(db) == numbers(clean)
 
 
 # ------------------------------------------------------------------------------ sources
