@@ -7,6 +7,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -38,6 +39,24 @@ def test_bundled_demo_dry_run(capsys, tmp_path, monkeypatch):
     assert not any(tmp_path.iterdir())
     spec = load_spec(ROOT / "campaigns" / "kth-batch-demo.toml").normalized()
     assert spec.simulator == "batch" and spec.policies == ("conservative", "easy") and spec.seeds == 3
+
+
+def test_the_demo_prints_what_the_docs_show(capsys, tmp_path, monkeypatch):
+    """docs/campaigns.md shows the demo's dry run, its summary line and its report: they are what
+    the demo prints (on one worker here: the numbers do not depend on it)."""
+    text = (ROOT / "docs" / "campaigns.md").read_text(encoding="utf-8")
+    fenced = re.findall(r"^```(\w*)\n(.*?)^```$", text[text.index("### The demo"):], flags=re.DOTALL | re.MULTILINE)
+    shown = [body for lang, body in fenced if not lang]  # the outputs (the commands are ```sh)
+    run_lines, report = shown[0].splitlines(), shown[1]
+    monkeypatch.chdir(tmp_path)
+    code, out, _ = run(capsys, "simulate", "kth-batch-demo", "--dry-run")
+    assert code == 0 and out.splitlines() == run_lines[:3]
+    code, out, _ = run(capsys, "simulate", "kth-batch-demo", "--quiet", "--workers", "1")
+    assert code == 0 and out.splitlines()[1] == run_lines[4]
+    assert re.sub(r"[\d.]+ s on \d+ local workers \([\d.,]+ ", "", out.splitlines()[0]) == \
+        re.sub(r"[\d.]+ s on \d+ local workers \([\d.,]+ ", "", run_lines[3])
+    code, out, _ = run(capsys, "report", "kth-batch-demo.sqlite")
+    assert code == 0 and out == report
 
 
 def test_simulate_from_flags_then_report(capsys, tmp_path):
