@@ -16,7 +16,24 @@ from .sim.engine import Policy, Simulation, SimulationResult
 from .sim.failures import FailureTrace, poisson_failures
 from .sim.workload import Workload
 
-__all__ = ["failure_horizon", "make_policy", "run_batch"]
+__all__ = ["BACKENDS", "failure_horizon", "make_policy", "run_batch"]
+
+#: values of ``run_batch(..., backend=...)``
+BACKENDS = ("auto", "kernel", "reference")
+
+
+def _use_kernel(policy: object, backend: str) -> bool:
+    if backend == "reference":
+        return False
+    from coschedule import jit
+    from coschedule.heuristics.fast.batch_kernel import KERNEL_POLICIES
+
+    fits = isinstance(policy, str) and policy.lower() in KERNEL_POLICIES
+    if backend == "kernel":
+        if not fits:
+            raise ValueError(f"the kernel runs the policies {sorted(KERNEL_POLICIES)}, not {policy!r}")
+        return True
+    return fits and jit.HAVE_NUMBA
 
 
 def make_policy(policy: str | Policy, **options: Any) -> Policy:
@@ -52,29 +69,52 @@ def run_batch(
     checkpoint_cost: float = 0.0,
     recovery_cost: float | None = None,
     final_checkpoint: bool = False,
-    knows_downtime: bool = True,
+    knows_downtime: bool = False,
+    backend: str = "auto",
+    n_nodes: int | None = None,
 ) -> SimulationResult:
     """Simulate ``policy`` on ``workload``.
 
     Failures: ``failures`` (a trace), else per-node Poisson failures of MTBF ``node_mtbf`` drawn
-    from ``seed`` (:func:`~coschedule.sim.failures.poisson_failures`), else none. Checkpointing:
+    from ``seed`` (:func:`~coschedule.sim.failures.poisson_failures`), else none. ``n_nodes``:
+    the platform's size when it is not the workload's (the result's workload then says it). Checkpointing:
     ``checkpoint_cost`` C > 0 turns it on (Young/Daly periods from ``node_mtbf``, which it then
     needs); ``recovery_cost`` R defaults to C (0 without checkpointing).
+
+    ``backend``: ``"reference"`` runs the event loop :class:`~coschedule.sim.engine.Simulation`
+    with the policy object; ``"kernel"`` the compiled kernel of the built-in policies
+    (:mod:`coschedule.heuristics.fast.batch_kernel`: the same attempts, bit for bit, in a
+    fraction of the time); ``"auto"`` (default) the kernel when numba is installed and the
+    policy is given by a name it knows, else the reference.
     """
+    if backend not in BACKENDS:
+        raise ValueError(f"backend must be one of {BACKENDS}, got {backend!r}")
     mtbf = math.inf if node_mtbf is None else float(node_mtbf)
     ck = Checkpointing(cost=float(checkpoint_cost), recovery=recovery_cost, node_mtbf=mtbf,
                        final_checkpoint=final_checkpoint)
     options = {} if not isinstance(policy, str) else {"knows_downtime": knows_downtime}
+    use_kernel = _use_kernel(policy, backend)
+
+    def once(trace: FailureTrace | None) -> SimulationResult:
+        if use_kernel:
+            from coschedule.heuristics.fast.batch_kernel import simulate_kernel
+
+            assert isinstance(policy, str)
+            make_policy(policy)  # an unknown name fails here, as with the reference
+            return simulate_kernel(workload, policy, failures=trace, downtime=downtime, checkpointing=ck,
+                                   knows_downtime=knows_downtime, n_nodes=n_nodes)
+        return Simulation(workload, make_policy(policy, **options), failures=trace, downtime=downtime,
+                          checkpointing=ck, n_nodes=n_nodes).run()
+
     if failures is not None or node_mtbf is None:
-        return Simulation(workload, make_policy(policy, **options), failures=failures,
-                          downtime=downtime, checkpointing=ck).run()
+        return once(failures)
     horizon = failure_horizon(workload, ck)
+    N = workload.n_nodes if n_nodes is None else int(n_nodes)
     if seed is None:  # one root for every horizon tried, so that each trace extends the last
         seed = int(np.random.default_rng().integers(0, 2**63))
     while True:
-        trace = poisson_failures(workload.n_nodes, node_mtbf=mtbf, horizon=horizon, downtime=downtime, seed=seed)
-        result = Simulation(workload, make_policy(policy, **options), failures=trace, downtime=downtime,
-                            checkpointing=ck).run()
+        trace = poisson_failures(N, node_mtbf=mtbf, horizon=horizon, downtime=downtime, seed=seed)
+        result = once(trace)
         if result.horizon < horizon:
             return result
         horizon *= 2.0

@@ -13,9 +13,12 @@ Shared rules
   one, the job restarts at once on its surviving nodes plus the lowest-index such node (it keeps
   its nodes); otherwise it releases its surviving nodes and waits with priority 3.
 * **Plans use wall times** (extended by checkpoints, eq. (2)); jobs end at their real lengths.
-* **Down nodes.** With ``knows_downtime=True`` (default) the scheduler plans with the instant a
-  down node comes back; with ``False`` a down node is unavailable until it is back. The §3 toy
-  example gives the same flows either way (tests).
+* **Down nodes.** By default (``knows_downtime=False``) a down node is out of the platform until
+  it is back, as in the paper's simulations (§5.1: batsched removes a failed node from its
+  machines and adds it back at its rejuvenation, recomputing the plan; this is also why §5.2 caps
+  the largest jobs below the platform's size). With ``knows_downtime=True`` the scheduler plans
+  with the instant a down node comes back. The §3 toy example gives the same flows either way
+  (tests).
 
 Policies
 --------
@@ -28,9 +31,12 @@ Policies
   behind all those before it in the queue. At an instant where jobs end, the plan is compressed
   as batsched does (Mu'alem-Feitelson): in queue order, each waiting job is taken out and put
   back at its earliest fit among all the others (never later); jobs submitted at that instant
-  join the end of the queue and are placed after it. At an instant with a failure or a node
-  coming back, the whole plan is recomputed: every waiting job placed afresh, in queue order
-  ([Du2024] §4.1, §5.1). Jobs whose reservation falls now start.
+  join the end of the queue and are placed after it. At an instant with a failure, or (with
+  ``knows_downtime=False``) a node coming back, the whole plan is recomputed: every waiting
+  job placed afresh, in queue order ([Du2024] §4.1, §5.1). With ``knows_downtime=True`` a node
+  that comes back brings no news (the plan already holds that instant), so it changes nothing:
+  recomputing there could move a reservation later, even one falling due at that very instant,
+  with no failure. Jobs whose reservation falls now start.
 """
 
 from __future__ import annotations
@@ -50,7 +56,7 @@ class QueuePolicy:
 
     name = "queue"
 
-    def __init__(self, *, knows_downtime: bool = True) -> None:
+    def __init__(self, *, knows_downtime: bool = False) -> None:
         self.knows_downtime = bool(knows_downtime)
         self.queue: list[tuple[int, float, int]] = []  # (-priority, first submit, job), sorted
 
@@ -160,7 +166,7 @@ class Conservative(QueuePolicy):
         for j in instant.submitted:
             self._enqueue(sim, j)
         procs, wall = sim.procs, sim.wall
-        if instant.failed_nodes or instant.recovered:
+        if instant.failed_nodes or (instant.recovered and not self.knows_downtime):
             self.profile = prof = self._occupied(sim)
             jobs = [item[2] for item in self.queue]
             starts = prof.place([procs[j] for j in jobs], [wall[j] for j in jobs])

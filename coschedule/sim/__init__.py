@@ -14,13 +14,36 @@ pack of malleable applications with redistribution all run on it; none keeps a p
 * :mod:`.jobs_csv` -- per-job results as Batsim's ``jobs.csv`` (evalys reads it).
 * :mod:`.profile` -- the one availability profile (free nodes over time) of every
   reservation-based policy.
+* :mod:`.metrics` -- the metrics of a run ([Du2024] §5.3): flow, wait, bounded slowdown, per
+  size class, with pruning; the utilization decomposed over a time window (useful, checkpoint,
+  recovery, lost, downtime, idle); :func:`summarize` gives them as a :class:`Summary` (JSON,
+  text table); :func:`job_records` gives ``jobs.csv`` one row per attempt;
+* :mod:`.validate` -- :func:`validate_run`, the check of an executed schedule, independent of
+  the engine.
 """
 
 from .events import EVENT_ORDER, Event, EventKind, EventQueue
 from .failures import FailureTrace, poisson_failures, read_failures, write_failures
 from .jobs_csv import JobRecord, write_jobs_csv
+from .metrics import (
+    GAMMA,
+    SIZE_BOUNDARIES,
+    ClassStats,
+    FlowStats,
+    Summary,
+    Utilization,
+    bounded_slowdown,
+    flow_stats,
+    job_records,
+    pruned_jobs,
+    size_classes,
+    summarize,
+    utilization,
+    waits,
+)
 from .nodesets import format_nodes, parse_nodes
 from .profile import AvailabilityProfile
+from .validate import validate_run
 from .workload import Workload, read_batsim, workload_from_swf, write_batsim
 
 __all__ = [
@@ -41,4 +64,19 @@ __all__ = [
     "parse_nodes",
     "JobRecord",
     "write_jobs_csv",
+    "GAMMA",
+    "SIZE_BOUNDARIES",
+    "ClassStats",
+    "FlowStats",
+    "Summary",
+    "Utilization",
+    "bounded_slowdown",
+    "flow_stats",
+    "job_records",
+    "pruned_jobs",
+    "size_classes",
+    "summarize",
+    "utilization",
+    "waits",
+    "validate_run",
 ]

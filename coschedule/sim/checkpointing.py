@@ -28,6 +28,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+import numpy as np
+
 __all__ = ["Checkpointing", "NO_CHECKPOINTING"]
 
 
@@ -41,7 +43,7 @@ class Checkpointing:
 
     >>> ck = Checkpointing(cost=300.0, node_mtbf=5.61 * 365 * 86400)
     >>> round(ck.period(128) / 3600, 2)  # §6.1: about 8 hours for a 128-node job
-    8.12
+    8.0
     >>> ck.checkpoints(7 * 3600.0, 128), ck.extended(7 * 3600.0, 128) == 7 * 3600.0
     (0, True)
     """
@@ -91,6 +93,26 @@ class Checkpointing:
         """``work`` plus its checkpoints: eq. (1) for a length, eq. (2) for a wall time."""
         return float(work) + self.checkpoints(work, nodes) * self.cost
 
+    def per_job(self, work: np.ndarray, walltime: np.ndarray, nodes: np.ndarray) -> tuple[np.ndarray, ...]:
+        """For arrays of jobs: ``(K, E, W_ckpt, T + C)``, the checkpoints of a whole run, the
+        extended length (eq. (1)), the extended wall time (eq. (2)) and the block length -- the
+        same numbers as :meth:`checkpoints`, :meth:`extended` and :meth:`period`, element by
+        element (the same IEEE operations, vectorised)."""
+        work = np.asarray(work, dtype=np.float64)
+        walltime = np.asarray(walltime, dtype=np.float64)
+        nodes = np.asarray(nodes, dtype=np.int64)
+        if not self.enabled:
+            zero = np.zeros(work.shape, dtype=np.int64)
+            return zero, work.copy(), walltime.copy(), np.full(work.shape, math.inf)
+        T = np.sqrt(2.0 * (self.node_mtbf / nodes) * self.cost)
+        shift = 0 if self.final_checkpoint else 1
+
+        def count(x: np.ndarray) -> np.ndarray:
+            return np.maximum(np.ceil(x / T).astype(np.int64) - shift, 0)
+
+        K = count(work)
+        return K, work + K * self.cost, walltime + count(walltime) * self.cost, T + self.cost
+
     def saved(self, elapsed: float, nodes: int, checkpoints: int) -> int:
         """How many of the next ``checkpoints`` checkpoints an attempt completes in ``elapsed``
         time after its recovery (blocks of ``T + C``; a checkpoint ending exactly at
@@ -98,7 +120,7 @@ class Checkpointing:
         if checkpoints <= 0 or elapsed <= 0:
             return 0
         block = self.period(nodes) + self.cost
-        m = int(elapsed // block)
+        m = int(math.floor(elapsed / block))
         if (m + 1) * block <= elapsed:  # guard against a quotient rounded down
             m += 1
         return min(m, checkpoints)

@@ -40,6 +40,7 @@ holds them with the parameters, for the validator (:mod:`coschedule.sim.validate
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -181,6 +182,8 @@ class Simulation:
         if wide.size:
             k = int(wide[0])
             raise ValueError(f"job {workload.ids[k]}: {workload.nodes[k]} nodes, wider than the platform ({N})")
+        if N != workload.n_nodes:  # the result's workload says on how many nodes it ran
+            workload = dataclasses.replace(workload, n_nodes=N)
         if not (isinstance(downtime, (int, float)) and math.isfinite(downtime) and downtime >= 0):
             raise ValueError(f"downtime must be a finite number >= 0, got {downtime!r}")
         if failures is not None and failures.n_nodes != N:
@@ -196,11 +199,11 @@ class Simulation:
         # per job (Python lists: read and written one element at a time)
         self.submit: list[float] = workload.submit.tolist()
         self.procs: list[int] = workload.nodes.tolist()
-        ck = checkpointing
-        self.checkpoints: list[int] = [ck.checkpoints(float(L), p) for L, p in zip(workload.length, self.procs)]
-        self.length: list[float] = [float(L) + k * ck.cost for L, k in zip(workload.length, self.checkpoints)]
-        self.wall_full: list[float] = [ck.extended(float(W), p) for W, p in zip(workload.walltime, self.procs)]
-        self.block: list[float] = [ck.period(p) + ck.cost for p in self.procs]
+        K, E, W, block = checkpointing.per_job(workload.length, workload.walltime, workload.nodes)
+        self.checkpoints: list[int] = K.tolist()
+        self.length: list[float] = E.tolist()
+        self.wall_full: list[float] = W.tolist()
+        self.block: list[float] = block.tolist()
         self.state: list[int] = [UNSUBMITTED] * n
         self.priority: list[int] = [PRIORITY_REGULAR] * n
         self.saved: list[float] = [0.0] * n  # U

@@ -244,25 +244,45 @@ def _place(
 
 
 @njit(cache=True)
+def _prefix_max(free: np.ndarray, length: int, pm: np.ndarray) -> None:
+    """``pm[x]`` = the most free nodes on segments ``0 .. x``."""
+    best = free[0]
+    for x in range(length):
+        if free[x] > best:
+            best = free[x]
+        pm[x] = best
+
+
+@njit(cache=True)
 def _compress(
     ts: np.ndarray, free: np.ndarray, length: int, bmin: np.ndarray, bmax: np.ndarray,
     procs: np.ndarray, durations: np.ndarray, starts: np.ndarray,
 ) -> int:
     """Conservative backfilling's compression: in order, each reserved job is taken out and put
-    back at its earliest fit among all the others (never later than it was). A job that cannot
-    start earlier (no segment before its start has ``p`` free nodes) is left in place without
-    being taken out: same result. Returns the new length."""
+    back at its earliest fit among all the others (never later than it was). Returns the new
+    length.
+
+    A job that cannot start earlier -- no segment before its start has ``p`` free nodes, which
+    taking it out does not change -- is left in place without being taken out: same result.
+    That test reads a prefix maximum of the free nodes, recomputed only after a job moves, so
+    a pass costs ``O(Q log L)`` plus ``O(L)`` per job that moves."""
+    pm = np.empty(free.shape[0], dtype=np.int64)
+    _prefix_max(free, length, pm)
     for j in range(procs.shape[0]):
         s = starts[j]
         p = procs[j]
-        if s <= ts[0] or s == math.inf or _max_before(ts, free, length, bmax, s) < p:
+        if s <= ts[0] or s == math.inf:
+            continue
+        k = _lower_bound(ts, length, s)  # segments 0 .. k-1 start before s
+        if pm[k - 1] < p:
             continue
         d = durations[j]
         length = _add(ts, free, length, bmin, bmax, s, s + d, p)
         i = _earliest_fit(ts, free, length, bmin, bmax, p, d, 0)
-        s = ts[i]
-        starts[j] = s
-        length = _add(ts, free, length, bmin, bmax, s, s + d, -p)
+        s2 = ts[i]
+        starts[j] = s2
+        length = _add(ts, free, length, bmin, bmax, s2, s2 + d, -p)
+        _prefix_max(free, length, pm)
     return length
 
 

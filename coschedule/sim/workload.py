@@ -16,7 +16,9 @@ and some logs have no estimates: the simulated scheduler then plans with the exa
 **Batsim JSON** (:func:`read_batsim`, :func:`write_batsim`): the top level has ``nb_res`` (the
 platform's nodes), ``jobs`` and ``profiles``; a job has ``id`` (string), ``subtime``, ``res``
 (nodes), ``profile`` (a key of ``profiles``) and optionally ``walltime``; the profiles this toolkit
-runs are ``{"type": "delay", "delay": LENGTH}``. Without ``walltime`` the estimate is the length.
+runs are ``{"type": "delay", "delay": LENGTH}``. Without ``walltime``, or with one shorter than
+the length, the estimate is the length (the rule of SWF traces: the simulated jobs are never
+killed at their wall time, so a :class:`Workload` refuses a wall time below the length).
 """
 
 from __future__ import annotations
@@ -69,6 +71,11 @@ class Workload:
             if bad.any():
                 k = int(np.argmax(bad))
                 raise InvalidInstance(f"job {self.ids[k]}: {key} must be a finite number {what}, got {a[k]!r}")
+        short = arrays["walltime"] < arrays["length"]
+        if short.any():
+            k = int(np.argmax(short))
+            raise InvalidInstance(f"job {self.ids[k]}: wall time {float(arrays['walltime'][k])!r} is shorter than its length "
+                                  f"{float(arrays['length'][k])!r} (a job never runs past its wall time)")
         wide = (arrays["nodes"] < 1) | (arrays["nodes"] > self.n_nodes)
         if wide.any():
             k = int(np.argmax(wide))
@@ -170,7 +177,8 @@ def read_batsim(path: str | Path) -> Workload:
         submit.append(_number(job, "subtime", where))
         nodes.append(res)
         length.append(delay)
-        walltime.append(_number(job, "walltime", where) if job.get("walltime") not in (None, -1) else delay)
+        wt = _number(job, "walltime", where) if job.get("walltime") not in (None, -1) else delay
+        walltime.append(max(wt, delay))  # as for SWF: an estimate below the length is the length
     try:
         return Workload(tuple(ids), np.array(submit), np.array(nodes, dtype=np.int64), np.array(walltime),
                         np.array(length), nb_res, name=path.name.removesuffix(".json"))

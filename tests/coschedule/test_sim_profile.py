@@ -48,7 +48,7 @@ def _check_same(prof: AvailabilityProfile, ref: NaiveProfile) -> None:
 times = st.integers(min_value=0, max_value=60).map(float)
 
 
-@settings(max_examples=150, deadline=None)
+@settings(deadline=None)
 @given(
     capacity=st.integers(1, 12),
     ops=st.lists(st.tuples(times, st.integers(1, 40).map(float), st.integers(1, 12), st.booleans()), max_size=70),
@@ -78,7 +78,7 @@ def test_profile_matches_the_naive_one(capacity, ops, queries):
         assert prof.earliest_fit(p, d) == ref.earliest_fit(p, d)
 
 
-@settings(max_examples=100, deadline=None)
+@settings(deadline=None)
 @given(
     capacity=st.integers(1, 10),
     running=st.lists(st.tuples(st.integers(1, 30).map(float), st.integers(1, 10)), max_size=6),

@@ -109,3 +109,19 @@ def test_batsim_errors_name_the_job(tmp_path, change, message):
 def test_batsim_syntax_error_names_line_and_column(tmp_path):
     with pytest.raises(FormatError, match=r"w.json:2:\d+: invalid JSON"):
         read_batsim(_batsim(tmp_path, '{"nb_res": 4,\n "jobs": [}'))
+
+
+def test_a_wall_time_below_the_length(tmp_path):
+    """A Workload refuses it (jobs are never killed at their wall time); a Batsim file's
+    estimate below the length becomes the length, as for SWF traces."""
+    import json
+
+    from coschedule.errors import InvalidInstance
+    from coschedule.sim.workload import Workload, read_batsim
+
+    with pytest.raises(InvalidInstance, match="job b: wall time 1.0 is shorter than its length 5.0"):
+        Workload(ids=("a", "b"), submit=[0, 0], nodes=[1, 1], walltime=[5.0, 1.0], length=[5.0, 5.0], n_nodes=2)
+    path = tmp_path / "w.json"
+    path.write_text(json.dumps({"nb_res": 2, "profiles": {"d": {"type": "delay", "delay": 5}},
+                                "jobs": [{"id": "b", "subtime": 0, "res": 2, "walltime": 1, "profile": "d"}]}))
+    assert read_batsim(path).walltime.tolist() == [5.0]

@@ -1,0 +1,499 @@
+"""Metrics of an executed online schedule (:class:`~coschedule.sim.engine.SimulationResult`),
+as [Du2024] §5.3 defines them, and its per-attempt rows of Batsim's ``jobs.csv``.
+
+Per job ([Du2024] §5.3.1)
+-------------------------
+* **flow** = completion of the successful attempt - (first) submission: every wait and every
+  failed attempt counts;
+* **wait** = first start - submission;
+* **bounded slowdown** = ``max(1, flow / max(L, Γ))`` with ``L`` the job's *failure-free length
+  from the workload* (without its checkpoints) and ``Γ = 10 s`` (:data:`GAMMA`). The paper
+  reports flows only; the bounded slowdown is our addition, with the usual bound of the
+  batch-scheduling literature so that very short jobs do not dominate it.
+
+Flows are summarised by their maximum, mean and mean weighted by the job's node count (§3:
+the toy example's 25, 11.2 and 256/15), over all jobs and per *size class* (node count). The
+default classes are those of Fig. 1, 4 and 5: ``[1, 2^7)``, ``[2^7, 2^9)``, ``[2^9, 2^11)``,
+``[2^11, 2^13)``, ``[2^13, 2^15)``, ``[2^15, N]`` (:data:`SIZE_BOUNDARIES`); any increasing
+inner boundaries can replace them; a boundary at or above the platform's ``N`` nodes is dropped
+(the last class ends with ``N``, included: no job is wider). A class without jobs is reported as empty (count 0, statistics NaN, ``null``
+in JSON), never as 0.
+
+Pruning ([Du2024] §5.3.3)
+-------------------------
+* **Flows**: jobs ordered by submission (the workload's order), the first and the last
+  ``prune`` fraction of them (``floor(prune n)`` jobs each side; the paper: 20 %) are dropped.
+* **Utilization**: measured over a time window ``[start, end)`` (the paper: from the 11th to the
+  30th day of the month, ``(10 * 86400, 30 * 86400)`` from the trace's start); by default the
+  whole run, ``[0, horizon)``.
+
+Utilization ([Du2024] §5.3.2, §6.1.1, Fig. 3)
+---------------------------------------------
+The capacity ``N × (end - start)`` node-seconds of the window is split into six parts that add
+up to it: an attempt of job ``j`` on ``p`` nodes over ``[s, e)`` first recovers for ``R_a``
+(0 for a first attempt), then runs its extended execution (work and checkpoints, blocks of ``T``
+work + ``C`` checkpoint, :mod:`~coschedule.sim.checkpointing`) from its saved time ``U_a``.
+
+* **useful**: work that counts toward completion: the work of the completed attempt and the
+  work a failed attempt saved by its completed checkpoints; checkpoints excluded. Over a whole
+  run it sums to ``Σ L_j p_j``;
+* **checkpoint**: the completed checkpoints of the saved blocks and of the completed attempt;
+* **recovery**: the ``R`` at the start of restarts (all of it, or what ran of it when a failure
+  cut the recovery short);
+* **lost**: work and partial checkpoint after the last completed checkpoint of a failed or
+  interrupted attempt;
+* **downtime**: nodes down, ``[failure, failure + D)`` for each applied failure;
+* **idle**: nodes up and not allocated to any attempt.
+
+Each is given in node-seconds and as a fraction of the capacity. The ``useful`` fraction is the
+paper's "useful utilization" (Table 4). Beside them: the share of the window's *time* during
+which at least one node is idle (up and not allocated), and the share of the window's failures
+right after which at least one node is idle -- "right after" the failure's instant, once
+everything at that instant is done (jobs ended, failures applied, jobs started). The latter is
+Table 5a's "percentage of time at least one node is available right after a failure". Counts
+in the window: failures applied, failures that hit a job, restarts (attempts ended by a failure
+or interrupted).
+
+``jobs.csv``, one row per attempt
+---------------------------------
+:func:`job_records` follows Batsim's convention for resubmitted jobs: the first attempt of job
+``J`` is the row ``J``, its ``k``-th resubmission the row ``J#k``. ``submission_time`` is the
+job's submission for the first attempt and, for a resubmission, the instant it was put back
+(the previous attempt's end); ``requested_time`` is the attempt's wall time (``R_a + W - U_a``,
+``W`` the wall time extended by its checkpoints, eq. (2)); ``final_state`` is
+``COMPLETED_SUCCESSFULLY`` for the completed attempt and ``COMPLETED_KILLED`` for an attempt
+ended by a failure or interrupted; ``metadata`` is the attempt's outcome (``completed``,
+``failed`` or ``interrupted``). evalys reads the file (tests).
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from .engine import SimulationResult
+from .jobs_csv import JobRecord
+
+__all__ = [
+    "GAMMA",
+    "SIZE_BOUNDARIES",
+    "ClassStats",
+    "FlowStats",
+    "Summary",
+    "Utilization",
+    "bounded_slowdown",
+    "flow_stats",
+    "job_records",
+    "pruned_jobs",
+    "size_classes",
+    "summarize",
+    "utilization",
+    "waits",
+]
+
+#: Γ of the bounded slowdown, seconds
+GAMMA = 10.0
+#: inner boundaries of the default size classes ([Du2024] Fig. 1, 4, 5)
+SIZE_BOUNDARIES: tuple[int, ...] = (2**7, 2**9, 2**11, 2**13, 2**15)
+#: the six parts of the capacity, in the order of :meth:`Utilization.parts`
+PARTS: tuple[str, ...] = ("useful", "checkpoint", "recovery", "lost", "downtime", "idle")
+
+
+# ---------------------------------------------------------------------------- per job
+def waits(result: SimulationResult) -> np.ndarray:
+    """First start - submission, per job."""
+    return np.asarray(result.first_start - result.workload.submit, dtype=np.float64)
+
+
+def bounded_slowdown(result: SimulationResult, gamma: float = GAMMA) -> np.ndarray:
+    """``max(1, flow / max(L, gamma))`` per job, ``L`` the failure-free length (module docstring)."""
+    if not (math.isfinite(gamma) and gamma > 0):
+        raise ValueError(f"gamma must be a finite number > 0, got {gamma!r}")
+    return np.maximum(1.0, result.flow / np.maximum(result.workload.length, gamma))
+
+
+@dataclass(frozen=True)
+class FlowStats:
+    """Maximum, mean and node-weighted mean of the flows of ``count`` jobs (NaN when 0)."""
+
+    count: int
+    max: float
+    mean: float
+    weighted_mean: float
+
+
+def flow_stats(flows: np.ndarray, weights: np.ndarray) -> FlowStats:
+    """The :class:`FlowStats` of ``flows`` with ``weights`` (node counts) -- [Du2024] §5.3.1.
+
+    >>> flow_stats(np.array([8.0, 5, 15, 25, 3]), np.array([1, 1, 6, 6, 1]))
+    FlowStats(count=5, max=25.0, mean=11.2, weighted_mean=17.066666666666666)
+    """
+    f = np.asarray(flows, dtype=np.float64)
+    w = np.asarray(weights, dtype=np.float64)
+    if f.size == 0:
+        return FlowStats(0, math.nan, math.nan, math.nan)
+    return FlowStats(int(f.size), float(f.max()), float(f.mean()), float((f * w).sum() / w.sum()))
+
+
+@dataclass(frozen=True)
+class ClassStats:
+    """The flows of the jobs whose node count is in ``[low, high)`` (``[low, high]`` when
+    ``closed``)."""
+
+    low: int
+    high: int
+    closed: bool
+    flow: FlowStats
+
+    @property
+    def label(self) -> str:
+        return f"[{self.low}, {self.high}{']' if self.closed else ')'}"
+
+
+def size_classes(n_nodes: int, boundaries: Sequence[int] | None = None) -> list[tuple[int, int, bool]]:
+    """``(low, high, closed)`` of each size class on ``n_nodes`` nodes: ``[1, b1)``, ...,
+    ``[bk, N]`` for the inner ``boundaries`` (default :data:`SIZE_BOUNDARIES`; those from ``N``
+    on dropped: the last class always ends with ``N``, included).
+
+    >>> size_classes(1000)
+    [(1, 128, False), (128, 512, False), (512, 1000, True)]
+    """
+    bounds = SIZE_BOUNDARIES if boundaries is None else tuple(boundaries)
+    for k, b in enumerate(bounds):
+        if isinstance(b, bool) or not isinstance(b, (int, np.integer)) or b < 2:
+            raise ValueError(f"size class boundary {b!r} is not an integer >= 2")
+        if k and b <= bounds[k - 1]:
+            raise ValueError(f"size class boundaries must increase, got {bounds[k - 1]} then {b}")
+    edges = [1] + [int(b) for b in bounds if b < n_nodes]
+    out = [(lo, hi, False) for lo, hi in itertools.pairwise(edges)]
+    out.append((edges[-1], int(n_nodes), True))
+    return out
+
+
+def pruned_jobs(n: int, prune: float) -> np.ndarray:
+    """Indices (in submission order) of the jobs kept when the first and the last ``prune``
+    fraction of ``n`` jobs are dropped ([Du2024] §5.3.3): ``floor(prune n)`` each side.
+
+    >>> pruned_jobs(10, 0.2).tolist()
+    [2, 3, 4, 5, 6, 7]
+    """
+    if not (isinstance(prune, (int, float)) and 0 <= prune < 0.5):
+        raise ValueError(f"prune must be a fraction in [0, 0.5), got {prune!r}")
+    k = math.floor(prune * n + 1e-9)
+    return np.arange(k, n - k)
+
+
+# ---------------------------------------------------------------------------- utilization
+@dataclass(frozen=True)
+class Utilization:
+    """The capacity of the window ``[start, end)`` split in six parts (node-seconds) and the
+    idleness and failure statistics of [Du2024] §6.1.1 (module docstring)."""
+
+    start: float
+    end: float
+    n_nodes: int
+    useful: float
+    checkpoint: float
+    recovery: float
+    lost: float
+    downtime: float
+    idle: float
+    idle_time_share: float  # of the window's time, at least one node up and not allocated
+    failures: int  # applied in the window
+    failures_hit: int  # ... that hit a job
+    failures_idle_after: int  # ... right after which at least one node is idle
+    restarts: int  # attempts ended (by a failure or an interruption) in the window
+
+    @property
+    def capacity(self) -> float:
+        """``N × (end - start)`` node-seconds."""
+        return self.n_nodes * (self.end - self.start)
+
+    def parts(self) -> dict[str, float]:
+        """The six parts in node-seconds, in the order of :data:`PARTS`."""
+        return {name: getattr(self, name) for name in PARTS}
+
+    def fractions(self) -> dict[str, float]:
+        """The six parts as fractions of the capacity (NaN for an empty window)."""
+        cap = self.capacity
+        return {name: (v / cap if cap > 0 else math.nan) for name, v in self.parts().items()}
+
+    @property
+    def idle_after_failure_share(self) -> float:
+        """Share of the window's failures right after which at least one node is idle (Table 5a
+        of [Du2024]); NaN without failures."""
+        return self.failures_idle_after / self.failures if self.failures else math.nan
+
+
+def _checkpoint_time(x: np.ndarray | float, T: float, C: float, L: float, K: int, final: bool) -> Any:
+    """Checkpoint time in the positions ``[0, x)`` of a job's extended execution (length
+    ``L`` of work, ``K`` checkpoints; checkpoint ``i`` on ``[min((i+1)T, L) + iC, ... + C)``)."""
+    if K == 0 or C == 0:
+        return 0.0 * x
+    regular = K - 1 if final else K  # checkpoints i < regular sit at [iB + T, (i+1)B)
+    B = T + C
+    q = np.floor(np.asarray(x, dtype=np.float64) / B)
+    full = np.minimum(q, regular) * C
+    partial = np.where(q < regular, np.clip(x - q * B - T, 0.0, C), 0.0)
+    out = full + partial
+    if final:
+        out = out + np.clip(x - (L + (K - 1) * C), 0.0, C)
+    return out
+
+
+def _attempt_parts(result: SimulationResult, lo: float, hi: float) -> dict[str, float]:
+    """Useful, checkpoint, recovery and lost node-seconds of every attempt within ``[lo, hi)``."""
+    ck = result.checkpointing
+    wl = result.workload
+    acc = dict.fromkeys(("useful", "checkpoint", "recovery", "lost"), 0.0)
+    for a in result.attempts:
+        s, e = a.start, a.end
+        if e <= lo or s >= hi or e <= s:
+            continue
+        j = a.job
+        p = float(wl.nodes[j])
+        rec_end = min(s + a.recovery, e)
+        acc["recovery"] += p * max(0.0, min(rec_end, hi) - max(s, lo))
+        # the extended execution: position u runs at time rec_end + (u - saved_before)
+        saved_end = e if a.outcome == "completed" else min(e, rec_end + (a.saved_after - a.saved_before))
+        acc["lost"] += p * max(0.0, min(e, hi) - max(saved_end, lo))
+        t0, t1 = max(rec_end, lo), min(saved_end, hi)
+        if t1 <= t0:
+            continue
+        u0 = a.saved_before + (t0 - rec_end)
+        u1 = a.saved_before + (t1 - rec_end)
+        L, K = float(wl.length[j]), int(result.checkpoints[j])
+        T = ck.period(int(wl.nodes[j])) if K else math.inf
+        ckpt = float(_checkpoint_time(u1, T, ck.cost, L, K, ck.final_checkpoint)
+                     - _checkpoint_time(u0, T, ck.cost, L, K, ck.final_checkpoint))
+        ckpt = min(max(ckpt, 0.0), t1 - t0)
+        acc["checkpoint"] += p * ckpt
+        acc["useful"] += p * ((t1 - t0) - ckpt)
+    return acc
+
+
+def _occupancy(result: SimulationResult) -> tuple[np.ndarray, np.ndarray]:
+    """Distinct instants and the number of nodes allocated or down from each one on."""
+    wl = result.workload
+    times: list[float] = []
+    deltas: list[float] = []
+    for a in result.attempts:
+        p = float(wl.nodes[a.job])
+        times += [a.start, a.end]
+        deltas += [p, -p]
+    for f in result.failures:
+        times += [f.time, f.up]
+        deltas += [1.0, -1.0]
+    t = np.asarray(times, dtype=np.float64)
+    d = np.asarray(deltas, dtype=np.float64)
+    if t.size == 0:
+        return np.zeros(1), np.zeros(1)
+    order = np.argsort(t, kind="stable")
+    t, d = t[order], d[order]
+    uniq, first = np.unique(t, return_index=True)
+    level = np.cumsum(d)[np.r_[first[1:], t.size] - 1]
+    return uniq, level
+
+
+def utilization(result: SimulationResult, window: tuple[float, float] | None = None) -> Utilization:
+    """The platform usage of ``result`` over ``window`` (default ``[0, horizon)``), module
+    docstring; ``N`` is the workload's platform. Running time ``O(A log A + F log F)`` for
+    ``A`` attempts and ``F`` failures (plus the attempts' checkpoint count).
+    """
+    lo, hi = (0.0, float(result.horizon)) if window is None else (float(window[0]), float(window[1]))
+    if not (math.isfinite(lo) and math.isfinite(hi) and lo <= hi):
+        raise ValueError(f"window must be finite with start <= end, got {window!r}")
+    N = int(result.workload.n_nodes)
+    parts = _attempt_parts(result, lo, hi)
+    down = sum(max(0.0, min(f.up, hi) - max(f.time, lo)) for f in result.failures)
+    # idle: a sweep of the allocated-or-down count over the window
+    instants, level = _occupancy(result)
+    seg_start = np.maximum(instants, lo)
+    seg_end = np.minimum(np.r_[instants[1:], max(hi, instants[-1])], hi)
+    seg = np.maximum(seg_end - seg_start, 0.0)
+    # before the first instant nothing runs: all nodes idle
+    head = max(0.0, min(float(instants[0]), hi) - lo)
+    idle = float(((N - level) * seg).sum()) + N * head
+    idle_time = float(seg[level < N].sum()) + head
+    in_window = [f for f in result.failures if lo <= f.time < hi]
+    at = np.searchsorted(instants, np.array([f.time for f in in_window], dtype=np.float64), side="right") - 1
+    after = level[at] if in_window else np.empty(0)
+    restarts = sum(1 for a in result.attempts if a.outcome != "completed" and lo <= a.end < hi)
+    return Utilization(
+        start=lo, end=hi, n_nodes=N, downtime=float(down), idle=idle,
+        idle_time_share=idle_time / (hi - lo) if hi > lo else math.nan,
+        failures=len(in_window), failures_hit=sum(1 for f in in_window if f.job >= 0),
+        failures_idle_after=int(np.count_nonzero(after < N)), restarts=restarts,
+        **{k: float(v) for k, v in parts.items()},
+    )
+
+
+# ---------------------------------------------------------------------------- summary
+def _json_number(x: float) -> float | None:
+    x = float(x)
+    return x if math.isfinite(x) else None
+
+
+def _fmt(x: float, spec: str = ".2f") -> str:
+    return "-" if not math.isfinite(x) else format(x, spec)
+
+
+@dataclass(frozen=True)
+class Summary:
+    """The metrics of one run (:func:`summarize`): flows (pruned), waits, bounded slowdowns, per
+    size class, and the utilization of the window."""
+
+    policy: str
+    n_nodes: int
+    jobs: int
+    jobs_kept: int
+    prune: float
+    gamma: float
+    flow: FlowStats
+    wait_mean: float
+    wait_max: float
+    slowdown_mean: float
+    slowdown_max: float
+    classes: tuple[ClassStats, ...]
+    utilization: Utilization
+    flows: np.ndarray = field(repr=False, compare=False)  # per kept job, submission order
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready (Python numbers, ``None`` for NaN and infinities)."""
+        def stats(fs: FlowStats) -> dict[str, Any]:
+            return {"count": fs.count, "max": _json_number(fs.max), "mean": _json_number(fs.mean),
+                    "weighted_mean": _json_number(fs.weighted_mean)}
+
+        u = self.utilization
+        return {
+            "policy": self.policy,
+            "n_nodes": self.n_nodes,
+            "jobs": self.jobs,
+            "jobs_kept": self.jobs_kept,
+            "prune": float(self.prune),
+            "gamma": float(self.gamma),
+            "flow": stats(self.flow),
+            "wait": {"mean": _json_number(self.wait_mean), "max": _json_number(self.wait_max)},
+            "bounded_slowdown": {"mean": _json_number(self.slowdown_mean),
+                                 "max": _json_number(self.slowdown_max)},
+            "classes": [{"label": c.label, "low": c.low, "high": c.high, "closed": c.closed,
+                         **stats(c.flow)} for c in self.classes],
+            "utilization": {
+                "window": [_json_number(u.start), _json_number(u.end)],
+                "capacity": _json_number(u.capacity),
+                "node_seconds": {k: _json_number(v) for k, v in u.parts().items()},
+                "fractions": {k: _json_number(v) for k, v in u.fractions().items()},
+                "idle_time_share": _json_number(u.idle_time_share),
+                "failures": u.failures,
+                "failures_hit": u.failures_hit,
+                "failures_idle_after": u.failures_idle_after,
+                "idle_after_failure_share": _json_number(u.idle_after_failure_share),
+                "restarts": u.restarts,
+            },
+        }
+
+    def table(self) -> str:
+        """An aligned text report (what the CLI prints)."""
+        kept = (f"first and last {100 * self.prune:g} % dropped" if self.prune > 0 else "no pruning")
+        head = (f"policy {self.policy}, {self.n_nodes} nodes, {self.jobs} jobs, "
+                f"{self.jobs_kept} kept ({kept}), Γ = {self.gamma:g} s")
+        lines = [head]
+        rows = [("flow (s)", "jobs", "max", "mean", "weighted")]
+        for label, fs in [("all", self.flow)] + [(c.label, c.flow) for c in self.classes]:
+            rows.append((label, str(fs.count), _fmt(fs.max), _fmt(fs.mean), _fmt(fs.weighted_mean)))
+        width = [max(len(r[k]) for r in rows) for k in range(5)]
+        for r in rows:
+            lines.append("  ".join([r[0].ljust(width[0])] + [r[k].rjust(width[k]) for k in range(1, 5)]))
+        lines.append(f"wait (s): mean {_fmt(self.wait_mean)}, max {_fmt(self.wait_max)}")
+        lines.append(f"bounded slowdown: mean {_fmt(self.slowdown_mean, '.3f')}, "
+                     f"max {_fmt(self.slowdown_max, '.3f')}")
+        u = self.utilization
+        lines.append(f"utilization over [{u.start:.10g}, {u.end:.10g}) s: {u.n_nodes} nodes, "
+                     f"{_fmt(u.capacity)} node-s")
+        fr = u.fractions()
+        parts = [(k, _fmt(v), _fmt(100 * fr[k]) + " %") for k, v in u.parts().items()]
+        width = [max(len(r[k]) for r in parts) for k in range(3)]
+        for name, value, share in parts:
+            lines.append(f"  {name.ljust(width[0])}  {value.rjust(width[1])}  {share.rjust(width[2])}")
+        lines.append(f"at least one node idle: {_fmt(100 * u.idle_time_share)} % of the time")
+        lines.append(f"failures: {u.failures} applied, {u.failures_hit} hit a job, {u.restarts} restarts; "
+                     f"at least one node idle right after {u.failures_idle_after} of them "
+                     f"({_fmt(100 * u.idle_after_failure_share)} %)")
+        return "\n".join(lines)
+
+
+def summarize(
+    result: SimulationResult,
+    *,
+    classes: Sequence[int] | None = None,
+    prune: float = 0.2,
+    window: tuple[float, float] | None = None,
+    gamma: float = GAMMA,
+) -> Summary:
+    """The metrics of ``result`` ([Du2024] §5.3; module docstring).
+
+    Parameters
+    ----------
+    classes : sequence of int, optional
+        Inner boundaries of the size classes (default :data:`SIZE_BOUNDARIES`).
+    prune : float
+        Fraction of the jobs dropped at each end, by submission, before the flow, wait and
+        slowdown statistics (0: none).
+    window : (start, end), optional
+        The utilization window in seconds (default the whole run, ``[0, horizon)``).
+    gamma : float
+        Γ of the bounded slowdown, seconds.
+    """
+    wl = result.workload
+    keep = pruned_jobs(wl.n, prune)
+    flows = np.asarray(result.flow, dtype=np.float64)[keep]
+    nodes = wl.nodes[keep]
+    w = waits(result)[keep]
+    bsd = bounded_slowdown(result, gamma)[keep]
+    per_class = []
+    for lo, hi, closed in size_classes(wl.n_nodes, classes):
+        inside = (nodes >= lo) & ((nodes <= hi) if closed else (nodes < hi))
+        per_class.append(ClassStats(lo, hi, closed, flow_stats(flows[inside], nodes[inside])))
+    return Summary(
+        policy=result.policy, n_nodes=int(wl.n_nodes), jobs=int(wl.n), jobs_kept=int(keep.size),
+        prune=float(prune), gamma=float(gamma), flow=flow_stats(flows, nodes),
+        wait_mean=float(w.mean()) if w.size else math.nan, wait_max=float(w.max()) if w.size else math.nan,
+        slowdown_mean=float(bsd.mean()) if bsd.size else math.nan,
+        slowdown_max=float(bsd.max()) if bsd.size else math.nan,
+        classes=tuple(per_class), utilization=utilization(result, window), flows=flows,
+    )
+
+
+# ---------------------------------------------------------------------------- jobs.csv
+#: Batsim's final state of an attempt, by outcome
+_STATE = {"completed": "COMPLETED_SUCCESSFULLY", "failed": "COMPLETED_KILLED",
+          "interrupted": "COMPLETED_KILLED"}
+
+
+def job_records(result: SimulationResult) -> list[JobRecord]:
+    """One :class:`~coschedule.sim.jobs_csv.JobRecord` per attempt (module docstring), by job
+    in submission order, then by attempt; write them with
+    :func:`~coschedule.sim.jobs_csv.write_jobs_csv`."""
+    wl = result.workload
+    name = wl.name or "w0"
+    by_job: dict[int, list[Any]] = {}
+    for a in result.attempts:
+        by_job.setdefault(a.job, []).append(a)
+    records = []
+    for j in sorted(by_job):
+        previous_end = float(wl.submit[j])
+        for a in sorted(by_job[j], key=lambda a: a.index):
+            job_id = wl.ids[j] if a.index == 0 else f"{wl.ids[j]}#{a.index}"
+            records.append(JobRecord(
+                job_id=job_id, submission_time=previous_end, requested_nodes=int(wl.nodes[j]),
+                requested_time=float(a.recovery + result.walltime[j] - a.saved_before),
+                starting_time=float(a.start), finish_time=float(a.end), nodes=a.nodes,
+                final_state=_STATE[a.outcome], workload_name=name, metadata=a.outcome,
+            ))
+            previous_end = float(a.end)
+    return records
