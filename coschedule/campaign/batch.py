@@ -8,7 +8,7 @@ where a failure setting is ``(node_mtbf, downtime, checkpoint_cost, recovery_cos
 failure-free setting (``node_mtbf`` none) has one cell per workload and policy (downtime,
 checkpoints and seeds change nothing without failures). Each cell is **one run** of
 :func:`coschedule.batch.run_batch` and gives one row: the cell's values, then the result columns
-of :func:`batch_metrics`.
+of :func:`batch_metrics` (the metrics of ``coschedule.sim.metrics``).
 
 Seeds come from the cell's values, never its position, the worker or the clock: the failures of
 seed index ``k`` on workload ``key`` at MTBF ``m`` are drawn from the integer root
@@ -49,6 +49,7 @@ __all__ = [
     "METRIC_COLUMNS",
     "BatchCell",
     "BatchSpec",
+    "MetricOptions",
     "batch_cell_id",
     "batch_metrics",
     "batch_spec_from_dict",
@@ -58,19 +59,26 @@ __all__ = [
 
 #: what the result columns mean (``meta`` key ``results``): a database written with other
 #: metrics is not resumed. Bump it whenever :func:`batch_metrics` computes something else.
-BATCH_RESULTS = "batch-flows/1"
-#: the scalar result columns, taken from :func:`batch_metrics`'s dict (which the ``metrics`` JSON
-#: column keeps whole)
-METRIC_COLUMNS: tuple[tuple[str, str], ...] = (
-    ("mean_flow", "REAL NOT NULL"), ("max_flow", "REAL NOT NULL"), ("weighted_flow", "REAL NOT NULL"),
-    ("failures", "INTEGER NOT NULL"), ("restarts", "INTEGER NOT NULL"), ("makespan", "REAL NOT NULL"),
+BATCH_RESULTS = "batch-summary/1"
+#: the scalar result columns: ``(name, SQL type, path in the summary dict)``; the ``metrics``
+#: JSON column keeps the whole dict (:meth:`coschedule.sim.metrics.Summary.to_dict`)
+METRIC_COLUMNS: tuple[tuple[str, str, tuple[str, ...]], ...] = (
+    ("mean_flow", "REAL", ("flow", "mean")),
+    ("max_flow", "REAL", ("flow", "max")),
+    ("weighted_flow", "REAL", ("flow", "weighted_mean")),
+    ("mean_wait", "REAL", ("wait", "mean")),
+    ("mean_slowdown", "REAL", ("bounded_slowdown", "mean")),
+    ("useful", "REAL", ("utilization", "fractions", "useful")),
+    ("idle", "REAL", ("utilization", "fractions", "idle")),
+    ("failures", "INTEGER NOT NULL", ("utilization", "failures")),
+    ("restarts", "INTEGER NOT NULL", ("utilization", "restarts")),
 )
 BATCH_SCHEMA = ResultSchema.table(
     (("id", "TEXT PRIMARY KEY"), ("source", "TEXT NOT NULL"), ("workload", "TEXT NOT NULL"),
      ("jobs", "INTEGER NOT NULL"), ("nodes", "INTEGER NOT NULL"), ("policy", "TEXT NOT NULL"),
      ("node_mtbf", "REAL"), ("downtime", "REAL NOT NULL"), ("checkpoint_cost", "REAL NOT NULL"),
      ("recovery_cost", "REAL NOT NULL"), ("seed_index", "INTEGER"), ("seed", "INTEGER"),
-     *METRIC_COLUMNS, ("seconds", "REAL NOT NULL")),
+     *((name, kind) for name, kind, _ in METRIC_COLUMNS), ("seconds", "REAL NOT NULL")),
     json=("metrics",), nullable_ints=("seed_index", "seed"), version=2, results=BATCH_RESULTS,
 )
 #: refuse a grid where some job expects more restarts than this per checkpoint period
@@ -80,35 +88,36 @@ DEFAULT_MAX_RESTARTS = 1e4
 # ------------------------------------------------------------------------------- the metrics
 
 
-def batch_metrics(result: Any) -> dict[str, Any]:
-    """The result columns of one run (a :class:`~coschedule.sim.engine.SimulationResult`).
+@dataclass(frozen=True)
+class MetricOptions:
+    """The parameters of :func:`coschedule.sim.metrics.summarize` a batch campaign uses:
+    ``classes`` (inner boundaries of the size classes, ``None``: its default), ``prune`` (the
+    fraction of jobs dropped at each end before the flow statistics), ``window`` (the
+    utilization window in seconds, ``None``: the whole run) and ``gamma`` (Γ of the bounded
+    slowdown, seconds)."""
 
-    The one place that turns a run into numbers. For now a small set straight from
-    ``result.flow`` over every job (no pruning): ``mean_flow``, ``max_flow``, ``weighted_flow``
-    (weighted by the job's nodes, [Du2024] §5.3.1), ``failures`` (applied, including those on
-    idle nodes), ``restarts`` (attempts that did not complete), ``makespan`` (the last
-    completion), ``jobs``, and ``classes``: per size class ``[2^k, 2^(k+1))`` nodes, its ``jobs``,
-    ``mean_flow`` and ``max_flow``. To become ``coschedule.sim.metrics.summarize(result).to_dict()``
-    (and :data:`BATCH_RESULTS` to change with it).
-    """
-    flow = np.asarray(result.flow, dtype=np.float64)
-    nodes = np.asarray(result.workload.nodes, dtype=np.int64)
-    size = np.frexp(nodes.astype(np.float64))[1] - 1  # k with 2^k <= nodes < 2^(k+1), exactly
-    classes = []
-    for k in np.unique(size).tolist():
-        f = flow[size == k]
-        classes.append({"nodes": [2**k, 2 ** (k + 1)], "jobs": int(f.size), "mean_flow": float(f.mean()),
-                        "max_flow": float(f.max())})
-    return {
-        "jobs": int(flow.size),
-        "mean_flow": float(flow.mean()),
-        "max_flow": float(flow.max()),
-        "weighted_flow": float(np.sum(nodes * flow) / np.sum(nodes)),
-        "failures": len(result.failures),
-        "restarts": int(result.restarts),
-        "makespan": float(np.max(result.completion)),
-        "classes": classes,
-    }
+    classes: tuple[int, ...] | None = None
+    prune: float = 0.2
+    window: tuple[float, float] | None = None
+    gamma: float = 10.0
+
+
+def batch_metrics(result: Any, options: MetricOptions = MetricOptions()) -> dict[str, Any]:
+    """The result of one run (a :class:`~coschedule.sim.engine.SimulationResult`) as the
+    campaign stores it: ``coschedule.sim.metrics.summarize(result, ...).to_dict()`` ([Du2024]
+    §5.3: pruned flows overall and per size class, waits, bounded slowdowns, the utilization
+    breakdown of the window, failures and restarts). The one place that turns a run into
+    numbers: :data:`BATCH_RESULTS` changes with it."""
+    from coschedule.sim.metrics import summarize
+
+    return summarize(result, classes=options.classes, prune=options.prune, window=options.window,
+                     gamma=options.gamma).to_dict()
+
+
+def _pick(d: dict[str, Any], path: tuple[str, ...]) -> Any:
+    for key in path:
+        d = d[key]
+    return d
 
 
 def _jsonable(x: Any) -> Any:
@@ -144,8 +153,9 @@ class BatchCell:
     recovery_cost: float | None
     seed_index: int | None
     seed: int | None
-    knows_downtime: bool = True
+    knows_downtime: bool = False
     final_checkpoint: bool = False
+    metrics: MetricOptions = MetricOptions()
 
 
 def _num(x: float) -> str:
@@ -170,15 +180,16 @@ def failure_seed(seed: int, key: str, node_mtbf: float, index: int) -> int:
 
 
 def simulate_batch_cell(cell: BatchCell, backend: str = "auto") -> dict[str, Any]:
-    """Run one cell (``backend`` is the rigid kernels' and is ignored); the row the store keeps."""
+    """Run one cell; the row the store keeps. ``backend="reference"`` runs the reference event
+    loop, anything else lets ``run_batch`` pick (its compiled kernel gives the same numbers)."""
     from coschedule.batch import run_batch
 
     t0 = time.perf_counter()
     result = run_batch(cell.workload, cell.policy, node_mtbf=cell.node_mtbf, seed=cell.seed,
                        downtime=cell.downtime, checkpoint_cost=cell.checkpoint_cost,
                        recovery_cost=cell.recovery_cost, final_checkpoint=cell.final_checkpoint,
-                       knows_downtime=cell.knows_downtime)
-    metrics = _jsonable(batch_metrics(result))
+                       knows_downtime=cell.knows_downtime, backend="reference" if backend == "reference" else "auto")
+    metrics = _jsonable(batch_metrics(result, cell.metrics))
     row: dict[str, Any] = {
         "id": cell.id, "source": cell.source, "workload": cell.workload_key, "jobs": cell.workload.n,
         "nodes": cell.workload.n_nodes, "policy": cell.policy, "node_mtbf": cell.node_mtbf,
@@ -186,7 +197,7 @@ def simulate_batch_cell(cell: BatchCell, backend: str = "auto") -> dict[str, Any
         "recovery_cost": cell.checkpoint_cost if cell.recovery_cost is None else cell.recovery_cost,
         "seed_index": cell.seed_index, "seed": cell.seed,
     }
-    row.update({name: metrics[name] for name, _ in METRIC_COLUMNS})
+    row.update({name: _pick(metrics, path) for name, _, path in METRIC_COLUMNS})
     row["metrics"] = metrics
     row["seconds"] = time.perf_counter() - t0
     return row
@@ -207,6 +218,33 @@ def _number(v: Any, what: str, *, low: float = 0.0, strict: bool = False) -> flo
     return float(v)
 
 
+def _metric_options(spec: BatchSpec) -> dict[str, Any]:
+    """``classes``, ``prune``, ``window`` and ``gamma`` of ``spec``, checked and canonical."""
+    from coschedule.sim.metrics import size_classes
+
+    classes = spec.classes
+    if classes is not None:
+        if any(isinstance(b, bool) or not isinstance(b, int) for b in classes):
+            raise CampaignError(f"classes must be integers (the inner boundaries of the size classes), got {list(classes)}")
+        try:
+            size_classes(2**62, classes)
+        except ValueError as e:
+            raise CampaignError(f"classes: {e}") from None
+        classes = tuple(classes)
+    prune = _number(spec.prune, "prune")
+    if not prune < 0.5:
+        raise CampaignError(f"prune must be a fraction in [0, 0.5), got {spec.prune!r}")
+    window = spec.window
+    if window is not None:
+        if len(window) != 2:
+            raise CampaignError(f"window must be [start, end] in seconds, got {list(window)}")
+        window = (_number(window[0], "window start"), _number(window[1], "window end"))
+        if not window[0] < window[1]:
+            raise CampaignError(f"window must have start < end, got {list(window)}")
+    return {"classes": classes, "prune": prune, "window": window,
+            "gamma": _number(spec.gamma, "gamma", strict=True)}
+
+
 def _mtbf(v: Any) -> float | None:
     """``None`` (failure-free) for ``None``, ``"none"`` or infinity; else a number > 0."""
     if v is None or (isinstance(v, str) and v.lower() == "none") or (isinstance(v, float) and v == math.inf):
@@ -220,7 +258,9 @@ class BatchSpec:
 
     ``node_mtbf``: per-node MTBFs in seconds, ``None`` for failure-free; ``recovery_cost``
     ``None``: R = C. ``seeds``: failure traces per failure setting (indices ``0 .. seeds-1``).
-    ``knows_downtime`` and ``final_checkpoint`` go to :func:`~coschedule.batch.run_batch`.
+    ``knows_downtime`` and ``final_checkpoint`` go to :func:`~coschedule.batch.run_batch`;
+    ``classes``, ``prune``, ``window`` and ``gamma`` to :func:`coschedule.sim.metrics.summarize`
+    (:class:`MetricOptions`).
     ``max_restarts`` refuses (before any work) a grid where some job expects more restarts per
     checkpoint period than this (without checkpoints: per run), ``e^{nodes * segment / node_mtbf}
     - 1``: such a run may never end. It is not part of the digest (it changes no number).
@@ -237,8 +277,12 @@ class BatchSpec:
     seeds: int = 1
     seed: int = 0
     name: str = "campaign"
-    knows_downtime: bool = True
+    knows_downtime: bool = False
     final_checkpoint: bool = False
+    classes: tuple[int, ...] | None = None
+    prune: float = 0.2
+    window: tuple[float, float] | None = None
+    gamma: float = 10.0
     max_restarts: float = DEFAULT_MAX_RESTARTS
 
     # ------------------------------------------------------------------ normalisation, checks
@@ -272,7 +316,8 @@ class BatchSpec:
             recovery_cost=tuple(sorted({None if r is None else _number(r, "recovery_cost") for r in self.recovery_cost},
                                        key=lambda r: -1.0 if r is None else r)),
             seeds=self.seeds, seed=self.seed, name=self.name, knows_downtime=bool(self.knows_downtime),
-            final_checkpoint=bool(self.final_checkpoint), max_restarts=float(self.max_restarts),
+            final_checkpoint=bool(self.final_checkpoint), **_metric_options(self),
+            max_restarts=float(self.max_restarts),
         )
 
     def check(self) -> None:
@@ -332,7 +377,8 @@ class BatchSpec:
     def cells(self) -> Iterator[BatchCell]:
         """The grid, lazily, workload by workload (each loaded or generated once), the runs with
         the most failures (lowest MTBF) first."""
-        common = {"knows_downtime": self.knows_downtime, "final_checkpoint": self.final_checkpoint}
+        common: dict[str, Any] = {"knows_downtime": self.knows_downtime, "final_checkpoint": self.final_checkpoint,
+                                  "metrics": MetricOptions(self.classes, self.prune, self.window, self.gamma)}
         for ref in self.workloads():
             for m in self._failing():
                 for k in range(self.seeds):
@@ -385,6 +431,10 @@ class BatchSpec:
             "recovery_cost": list(self.recovery_cost),
             "knows_downtime": self.knows_downtime,
             "final_checkpoint": self.final_checkpoint,
+            "classes": None if self.classes is None else list(self.classes),
+            "prune": self.prune,
+            "window": None if self.window is None else list(self.window),
+            "gamma": self.gamma,
             "max_restarts": self.max_restarts,
             "sources": [s.to_dict() for s in self.sources],
         }
@@ -417,9 +467,10 @@ def batch_spec_from_dict(data: Any, where: str = "spec", base: str | Path = ".",
         raise CampaignError(f"{where}: expected a table")
     known = {f.name for f in fields(BatchSpec)} | {"source", "simulator"}
     known.discard("sources")
-    kw = table_kwargs(data, where, known, _GRID_KEYS,
+    kw = table_kwargs(data, where, known, (*_GRID_KEYS, "classes", "window"),
                       (("seeds", int), ("seed", int), ("name", str), ("knows_downtime", bool),
-                       ("final_checkpoint", bool), ("max_restarts", (int, float))), what=" for a batch campaign")
+                       ("final_checkpoint", bool), ("prune", (int, float)), ("gamma", (int, float)),
+                       ("max_restarts", (int, float))), what=" for a batch campaign")
     kw.pop("simulator", None)
     kw["sources"] = tuple(workload_source_from_dict(s, f"{where}: source[{i}]", Path(base), traces_dir)
                           for i, s in enumerate(kw.pop("source")))

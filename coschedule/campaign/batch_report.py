@@ -4,9 +4,9 @@ A *group* is the set of cells that differ only by their seed index (and, for a s
 of several sets, their workload): one source, one policy, one failure setting ``(node_mtbf,
 downtime, checkpoint_cost, recovery_cost)``. Its numbers are means over its runs (and the
 population standard deviation of the flows), from the cells' result columns and their
-``metrics`` (:func:`coschedule.campaign.batch.batch_metrics`): the flows, failures and restarts
-per run, the flows per size class, and the utilization breakdown when the metrics have one (a
-``utilization`` table of fractions).
+``metrics`` (:func:`coschedule.campaign.batch.batch_metrics`, the summary of
+:mod:`coschedule.sim.metrics`): the flows (pruned as the campaign says), failures and restarts
+per run, the flows per size class, and the utilization breakdown of the window.
 """
 
 from __future__ import annotations
@@ -34,6 +34,8 @@ class BatchGroup:
     recovery_cost: float
     runs: int
     jobs: float
+    jobs_kept: float  # after pruning: the jobs of the flow statistics
+    prune: float | None  # the fraction dropped at each end (None: the runs differ)
     nodes: int | None
     mean_flow: float
     mean_flow_std: float
@@ -41,13 +43,15 @@ class BatchGroup:
     weighted_flow_std: float
     max_flow: float
     max_flow_std: float
+    mean_wait: float
+    mean_slowdown: float
     failures: float
     restarts: float
-    makespan: float
-    #: per size class: ``{"nodes": [low, high], "jobs", "mean_flow", "max_flow"}``, means over the
-    #: runs that have the class
+    #: per size class: ``{"label", "jobs", "mean_flow", "weighted_flow", "max_flow"}``, means
+    #: over the runs in which the class has jobs (``None``: in none)
     classes: tuple[dict[str, Any], ...] = ()
-    #: component -> mean fraction over the runs, when the metrics have a utilization breakdown
+    #: part -> mean fraction of the window over the runs (useful, checkpoint, recovery, lost,
+    #: downtime, idle), when the metrics have a utilization breakdown
     utilization: dict[str, float] | None = None
 
     @property
@@ -60,8 +64,11 @@ class BatchGroup:
         return d
 
 
-def _mean(xs: Sequence[float]) -> float:
-    return math.fsum(xs) / len(xs)
+def _mean(xs: Sequence[float | None]) -> float:
+    """The mean of the numbers of ``xs`` (``None``: a statistic the run does not have); NaN when
+    there is none."""
+    got = [x for x in xs if x is not None]
+    return math.fsum(got) / len(got) if got else math.nan
 
 
 def _std(xs: Sequence[float]) -> float:
@@ -70,21 +77,20 @@ def _std(xs: Sequence[float]) -> float:
 
 
 def _classes(rows: Sequence[dict[str, Any]]) -> tuple[dict[str, Any], ...]:
-    acc: dict[tuple[int, int], list[dict[str, Any]]] = defaultdict(list)
+    acc: dict[tuple[int, int, bool, str], list[dict[str, Any]]] = defaultdict(list)
     for r in rows:
         for c in r["metrics"].get("classes") or ():
-            acc[tuple(c["nodes"])].append(c)  # type: ignore[arg-type]
-    return tuple({"nodes": list(k), "jobs": _mean([c["jobs"] for c in cs]),
-                  "mean_flow": _mean([c["mean_flow"] for c in cs]), "max_flow": _mean([c["max_flow"] for c in cs])}
+            acc[(c["low"], c["high"], c["closed"], c["label"])].append(c)
+    return tuple({"label": k[3], "jobs": _mean([c["count"] for c in cs]), "mean_flow": _mean([c["mean"] for c in cs]),
+                  "weighted_flow": _mean([c["weighted_mean"] for c in cs]), "max_flow": _mean([c["max"] for c in cs])}
                  for k, cs in sorted(acc.items()))
 
 
 def _utilization(rows: Sequence[dict[str, Any]]) -> dict[str, float] | None:
-    tables = [r["metrics"].get("utilization") for r in rows]
+    tables = [(r["metrics"].get("utilization") or {}).get("fractions") for r in rows]
     if not tables or not all(isinstance(t, dict) for t in tables):
         return None
-    keys = [k for k in tables[0] if all(isinstance(t.get(k), (int, float)) for t in tables)]  # type: ignore[union-attr]
-    return {k: _mean([float(t[k]) for t in tables]) for k in keys} or None  # type: ignore[index]
+    return {k: _mean([t.get(k) for t in tables]) for k in tables[0]} or None  # type: ignore[union-attr]
 
 
 def summarize_batch(rows: Iterable[dict[str, Any]]) -> list[BatchGroup]:
@@ -96,14 +102,19 @@ def summarize_batch(rows: Iterable[dict[str, Any]]) -> list[BatchGroup]:
     out = []
     for (src, pol, m, D, C, R), rs in acc.items():
         nodes = {r["nodes"] for r in rs}
+        prune = {r["metrics"].get("prune") for r in rs}
         stats = {}
         for col in ("mean_flow", "weighted_flow", "max_flow"):
-            xs = [r[col] for r in rs]
-            stats[col], stats[col + "_std"] = _mean(xs), _std(xs)
+            xs = [r[col] for r in rs if r[col] is not None]
+            stats[col], stats[col + "_std"] = (_mean(xs), _std(xs)) if xs else (math.nan, math.nan)
         out.append(BatchGroup(src, pol, m, D, C, R, len(rs), _mean([r["jobs"] for r in rs]),
-                              nodes.pop() if len(nodes) == 1 else None, **stats,
+                              _mean([r["metrics"].get("jobs_kept") for r in rs]),
+                              prune.pop() if len(prune) == 1 else None, nodes.pop() if len(nodes) == 1 else None,
+                              **stats,
+                              mean_wait=_mean([r["mean_wait"] for r in rs]),
+                              mean_slowdown=_mean([r["mean_slowdown"] for r in rs]),
                               failures=_mean([r["failures"] for r in rs]), restarts=_mean([r["restarts"] for r in rs]),
-                              makespan=_mean([r["makespan"] for r in rs]), classes=_classes(rs),
+                              classes=_classes(rs),
                               utilization=_utilization(rs)))
     out.sort(key=lambda g: (g.source, -1.0 if g.node_mtbf is None else g.node_mtbf, g.downtime, g.checkpoint_cost,
                             g.recovery_cost, g.policy))
@@ -122,7 +133,7 @@ def _setting_cells(g: BatchGroup) -> list[str]:
 
 
 def _flow(x: float) -> str:
-    return f"{x:.0f}"
+    return f"{x:.0f}" if math.isfinite(x) else "-"
 
 
 def _by_setting(settings: Sequence[Any], policies: Sequence[str], cell: dict[tuple[Any, str], BatchGroup],
@@ -144,10 +155,14 @@ def _tables(groups: Sequence[BatchGroup]) -> list[tuple[str, list[str], list[lis
         policies = list(dict.fromkeys(g.policy for g in gs))
         settings = list(dict.fromkeys(g.setting for g in gs))
         cell = {(g.setting, g.policy): g for g in gs}
-        jobs = {g.jobs for g in gs}
+        jobs = {(g.jobs, g.jobs_kept) for g in gs}
         nodes = {g.nodes for g in gs}
-        size = (f"{jobs.pop():g} jobs" if len(jobs) == 1 else "jobs vary") + (
-            f" on {nodes.pop()} nodes" if len(nodes) == 1 and None not in nodes else "")
+        prunes = {g.prune for g in gs}
+        size = f"{next(iter(jobs))[0]:g} jobs" if len(jobs) == 1 else "jobs vary"
+        size += f" on {nodes.pop()} nodes" if len(nodes) == 1 and None not in nodes else ""
+        prune = prunes.pop() if len(prunes) == 1 else None
+        if len(jobs) == 1 and prune:
+            size += f"; flows of the {next(iter(jobs))[1]:g} kept, the first and last {100 * prune:g} % dropped"
         head = f"{src} ({size}): each number is a mean over the runs (seeds)"
 
         for title, value in (
@@ -155,6 +170,7 @@ def _tables(groups: Sequence[BatchGroup]) -> list[tuple[str, list[str], list[lis
             ("weighted mean flow (s; weights: the jobs' nodes), ± std over the runs",
              lambda g: f"{_flow(g.weighted_flow)} ± {_flow(g.weighted_flow_std)}"),
             ("max flow (s), ± std over the runs", lambda g: f"{_flow(g.max_flow)} ± {_flow(g.max_flow_std)}"),
+            ("mean wait (s) / mean bounded slowdown", lambda g: f"{_flow(g.mean_wait)} / {g.mean_slowdown:.2f}"),
             ("failures / restarts per run", lambda g: f"{g.failures:.1f} / {g.restarts:.1f}"),
         ):
             out.append((title, [*SETTING_HEADER, *policies], _by_setting(settings, policies, cell, value)))
@@ -167,15 +183,15 @@ def _tables(groups: Sequence[BatchGroup]) -> list[tuple[str, list[str], list[lis
             label = "failure-free" if first.node_mtbf is None else (
                 f"node_mtbf {first.node_mtbf:g} s, downtime {first.downtime:g} s, C {first.checkpoint_cost:g} s, "
                 f"R {first.recovery_cost:g} s")
-            bounds = sorted({tuple(c["nodes"]) for g in present for c in g.classes})
-            by = {(g.policy, tuple(c["nodes"])): c for g in present for c in g.classes}
+            labels = list(dict.fromkeys(c["label"] for g in present for c in g.classes))
+            by = {(g.policy, c["label"]): c for g in present for c in g.classes}
             rows = []
-            for lo, hi in bounds:
-                jobs_ = next(by[(g.policy, (lo, hi))]["jobs"] for g in present if (g.policy, (lo, hi)) in by)
+            for label_ in labels:
+                jobs_ = next(by[(g.policy, label_)]["jobs"] for g in present if (g.policy, label_) in by)
                 vals = []
                 for stat in ("mean_flow", "max_flow"):
-                    vals += ["-" if (p, (lo, hi)) not in by else _flow(by[(p, (lo, hi))][stat]) for p in policies]
-                rows.append([f"[{lo}, {hi})", f"{jobs_:g}", *vals])
+                    vals += ["-" if (p, label_) not in by else _flow(by[(p, label_)][stat]) for p in policies]
+                rows.append([label_, f"{jobs_:g}", *vals])
             out.append((f"flow per size class (nodes), {label}",
                         ["nodes", "jobs", *(f"mean {p}" for p in policies), *(f"max {p}" for p in policies)], rows))
         util = [g for g in gs if g.utilization]
@@ -183,7 +199,7 @@ def _tables(groups: Sequence[BatchGroup]) -> list[tuple[str, list[str], list[lis
             keys = list(dict.fromkeys(k for g in util for k in g.utilization or {}))
             rows = [_setting_cells(g)[:4] + [g.policy] + [f"{(g.utilization or {}).get(k, math.nan):.4f}" for k in keys]
                     for g in util]
-            out.append(("utilization breakdown (fractions of the platform's time)",
+            out.append(("utilization: fractions of the window's node-seconds",
                         [*SETTING_HEADER[:4], "policy", *keys], rows))
     return out
 

@@ -224,7 +224,7 @@ class ResultStore:
         """Insert one cell's row and commit (a cell already there is left as it is)."""
         sc = self.schema
         names = [*sc.columns, *sc.json, *sc.arrays]
-        values = ([row[c] for c in sc.columns] + [json.dumps(row[c], sort_keys=True, allow_nan=False) for c in sc.json]
+        values = ([row[c] for c in sc.columns] + [json.dumps(row[c], allow_nan=False) for c in sc.json]
                   + [_blob(row.get(c)) for c in sc.arrays])
         with self.conn:
             self.conn.execute(

@@ -37,7 +37,6 @@ from coschedule.campaign.batch import (
     BATCH_SCHEMA,
     BatchSpec,
     batch_cell_id,
-    batch_metrics,
     failure_seed,
 )
 from coschedule.campaign.batch_report import (
@@ -54,6 +53,7 @@ from coschedule.campaign.workloads import (
     register_workload_generator,
     slice_workload,
 )
+from coschedule.sim.metrics import summarize
 from coschedule.sim.workload import Workload, workload_from_swf, write_batsim
 from coschedule.swf import read_swf
 
@@ -74,6 +74,7 @@ def small_spec(**kw) -> BatchSpec:
         "seeds": 2,
         "seed": 7,
         "name": "small-batch",
+        "classes": (8, 32),
     }
     base.update(kw)
     return BatchSpec(**base)
@@ -123,7 +124,8 @@ def test_seeds_come_from_the_values_and_are_common_to_policies_and_settings():
 
 def test_every_row_is_one_run_of_run_batch(reference_db):
     """Each row re-derived independently: the workload sliced here, ``run_batch`` with the cell's
-    values and seed, ``batch_metrics`` of its result; failure-free rows have no failure."""
+    values and seed, ``coschedule.sim.metrics.summarize`` of its result (the spec's classes, the
+    default pruning), and the pruned flows by hand; failure-free rows have no failure."""
     full = workload_from_swf(read_swf(KTH))
     w = slice_workload(full, days=3)
     assert w.n > 50 and w.submit[0] == 0 and w.submit[-1] < 3 * 86400
@@ -134,16 +136,22 @@ def test_every_row_is_one_run_of_run_batch(reference_db):
         kw = {} if m is None else {"node_mtbf": m, "seed": failure_seed(7, "swf:kth", m, row["seed_index"]),
                                    "downtime": row["downtime"], "checkpoint_cost": row["checkpoint_cost"]}
         result = run_batch(w, row["policy"], **kw)
-        metrics = batch_metrics(result)
+        metrics = summarize(result, classes=(8, 32)).to_dict()
         assert row["metrics"] == json.loads(json.dumps(metrics))
-        for col in ("mean_flow", "max_flow", "weighted_flow", "failures", "restarts", "makespan"):
-            assert row[col] == metrics[col]
+        assert (row["mean_flow"], row["max_flow"], row["weighted_flow"]) == \
+               (metrics["flow"]["mean"], metrics["flow"]["max"], metrics["flow"]["weighted_mean"])
+        assert (row["failures"], row["restarts"]) == (len(result.failures), result.restarts)
+        assert row["useful"] == metrics["utilization"]["fractions"]["useful"]
+        assert math.fsum(metrics["utilization"]["fractions"].values()) == pytest.approx(1.0, rel=1e-9)
         assert row["jobs"] == w.n and row["nodes"] == 100
-        flow = result.flow
+        cut = math.floor(0.2 * w.n)
+        flow, nodes = result.flow[cut:w.n - cut], w.nodes[cut:w.n - cut]
         assert row["mean_flow"] == pytest.approx(float(np.mean(flow)), rel=1e-12)
-        assert row["weighted_flow"] == pytest.approx(float((w.nodes * flow).sum() / w.nodes.sum()), rel=1e-12)
-        assert sum(c["jobs"] for c in row["metrics"]["classes"]) == w.n
-        assert row["max_flow"] == max(c["max_flow"] for c in row["metrics"]["classes"])
+        assert row["weighted_flow"] == pytest.approx(float((nodes * flow).sum() / nodes.sum()), rel=1e-12)
+        classes = row["metrics"]["classes"]
+        assert [c["label"] for c in classes] == ["[1, 8)", "[8, 32)", "[32, 100]"]
+        assert sum(c["count"] for c in classes) == flow.size == row["metrics"]["jobs_kept"]
+        assert row["max_flow"] == max(c["max"] for c in classes if c["count"])
         if m is None:
             assert row["failures"] == row["restarts"] == 0 and row["seed"] is None
         else:
@@ -323,7 +331,7 @@ def test_toml_spec(tmp_path):
     toml = tmp_path / "b.toml"
     toml.write_text(f'simulator = "batch"\nseed = 7\nseeds = 2\npolicies = ["Conservative", "easy"]\n'
                     f'node_mtbf = ["none", {MTBF}]\ndowntime = 600\ncheckpoint_cost = [120, 0]\n'
-                    f'[[source]]\nkind = "swf"\nname = "kth"\npath = "{KTH}"\ndays = 3\n')
+                    f'classes = [8, 32]\n[[source]]\nkind = "swf"\nname = "kth"\npath = "{KTH}"\ndays = 3\n')
     spec = load_spec(toml).normalized()
     assert spec.name == "b" and spec.simulator == "batch"
     assert spec.digest() == small_spec().normalized().digest()  # the name is not part of it
@@ -348,6 +356,10 @@ def test_rigid_spec_may_say_its_simulator():
         ({"checkpoint_cost": (math.nan,)}, "checkpoint_cost must be a finite number >= 0"),
         ({"seeds": 0}, "seeds must be an integer >= 1"),
         ({"sources": ()}, "no workload source"),
+        ({"prune": 0.5}, r"prune must be a fraction in \[0, 0.5\)"),
+        ({"classes": (8, 4)}, "classes: size class boundaries must increase, got 8 then 4"),
+        ({"window": (10.0, 5.0)}, "window must have start < end"),
+        ({"gamma": 0.0}, "gamma must be a finite number > 0"),
         ({"node_mtbf": (50.0,), "checkpoint_cost": (0.0,)}, r"expects .* restarts per run at node_mtbf = 50 s"),
         ({"sources": (SwfWorkload(path="no-such.swf", name="x"),)}, "path = 'no-such.swf': no such trace"),
     ],
@@ -403,9 +415,9 @@ def test_other_result_columns_are_not_resumed(tmp_path, reference_db, monkeypatc
     from coschedule.campaign import simulators
 
     sim = get_simulator("batch")
-    monkeypatch.setitem(simulators._BUILT, "batch", replace(sim, schema=replace(BATCH_SCHEMA, results="batch-summary/1")))
-    with pytest.raises(CampaignError, match=r"its result columns are 'batch-flows/1', this coschedule computes "
-                                            r"'batch-summary/1'"):
+    monkeypatch.setitem(simulators._BUILT, "batch", replace(sim, schema=replace(BATCH_SCHEMA, results="batch-summary/0")))
+    with pytest.raises(CampaignError, match=r"its result columns are 'batch-summary/1', this coschedule computes "
+                                            r"'batch-summary/0'"):
         run_campaign(small_spec(), str(db), workers=1)
 
 
@@ -449,8 +461,10 @@ def test_groups_are_means_over_the_seeds(reference_db):
         assert g.mean_flow == pytest.approx(float(np.mean([r["mean_flow"] for r in mine])), rel=1e-12)
         assert g.max_flow_std == pytest.approx(float(np.std([r["max_flow"] for r in mine])), abs=1e-9)
         assert g.failures == pytest.approx(float(np.mean([r["failures"] for r in mine])))
-        assert sum(c["jobs"] for c in g.classes) == pytest.approx(g.jobs)
-        assert g.utilization is None
+        assert sum(c["jobs"] for c in g.classes) == pytest.approx(g.jobs_kept)
+        useful = [r["metrics"]["utilization"]["fractions"]["useful"] for r in mine]
+        assert g.utilization is not None and g.utilization["useful"] == pytest.approx(float(np.mean(useful)))
+        assert list(g.utilization) == ["useful", "checkpoint", "recovery", "lost", "downtime", "idle"]
     text = format_batch_tables(groups)
     assert "mean flow (s)" in text and "conservative" in text and "flow per size class" in text
     free = next(g for g in groups if g.policy == "easy" and g.node_mtbf is None)
@@ -459,14 +473,28 @@ def test_groups_are_means_over_the_seeds(reference_db):
     assert "| node_mtbf" in md and "|---" in md
 
 
-def test_utilization_breakdown_when_the_metrics_have_one(reference_db):
-    rows = list(numbers(reference_db).values())
-    for k, r in enumerate(rows):
-        r["metrics"] = {**r["metrics"], "utilization": {"useful": 0.5 + k / 100, "idle": 0.3, "checkpoint": 0.2}}
-    groups = summarize_batch(rows)
-    assert all(set(g.utilization or {}) == {"useful", "idle", "checkpoint"} for g in groups)
+def test_report_shows_pruning_classes_and_utilization(reference_db):
+    groups = summarize_batch(numbers(reference_db).values())
     text = format_batch_tables(groups)
-    assert "utilization breakdown" in text and "useful" in text
+    g = groups[0]
+    assert g.prune == 0.2 and 0 < g.jobs_kept < g.jobs
+    assert f"flows of the {g.jobs_kept:g} kept, the first and last 20 % dropped" in text
+    assert "utilization: fractions of the window's node-seconds" in text
+    assert "[32, 100]" in text and "mean wait (s) / mean bounded slowdown" in text
+
+
+def test_metric_options_are_part_of_the_spec(tmp_path):
+    """``prune``, ``classes``, ``window`` and ``gamma`` go to ``summarize`` and into the digest."""
+    spec = small_spec(node_mtbf=(None,), prune=0.0, classes=None, window=(0.0, 86400.0), gamma=60.0).normalized()
+    assert spec.digest() != small_spec(node_mtbf=(None,)).normalized().digest()
+    db = tmp_path / "m.sqlite"
+    run_campaign(spec, str(db), workers=1)
+    w = slice_workload(workload_from_swf(read_swf(KTH)), days=3)
+    row = numbers(db)["swf:kth|easy|mtbf=none"]
+    result = run_batch(w, "easy")
+    assert row["mean_flow"] == float(np.mean(result.flow))  # no pruning
+    assert row["metrics"]["utilization"]["window"] == [0.0, 86400.0] and row["metrics"]["gamma"] == 60.0
+    assert [c["label"] for c in row["metrics"]["classes"]] == ["[1, 100]"]  # the default classes on 100 nodes
 
 
 def test_cell_ids():
