@@ -181,6 +181,13 @@ def test_dask_local_cluster_gives_the_same_numbers(tmp_path, reference_db):
     assert numbers(db) == numbers(reference_db)
 
 
+def test_reference_event_loop_gives_the_same_numbers(tmp_path, reference_db):
+    """``backend="reference"``: run_batch's event loop instead of its compiled kernel."""
+    db = tmp_path / "reference.sqlite"
+    run_campaign(small_spec(), str(db), workers=1, backend="reference")
+    assert numbers(db) == numbers(reference_db)
+
+
 def test_resume_skips_done_cells_and_ends_with_the_same_numbers(tmp_path, reference_db):
     db = tmp_path / "resume.sqlite"
     first = run_campaign(small_spec(), str(db), workers=1, max_cells=4)
