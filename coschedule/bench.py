@@ -14,6 +14,10 @@ program with its interface, :mod:`coschedule.baseline`), that program on the sam
 of the paper's Fig. 5) run into a fresh database; given the authors' simulator, that simulator on
 the campaign's cells it can run, timed and checked against our makespans.
 
+``batch``: the batch simulator's time and memory (a Mira-like month with failures, LANL-CM5 and
+KTH-SP2), and AccaSim side by side on KTH-SP2, lives in :mod:`coschedule.bench_batch` (this module
+would pass 600 lines with it).
+
 Every number these benchmarks print is measured by them; a comparison they cannot make is
 printed as "not measured", never estimated.
 """

@@ -8,7 +8,9 @@ the returned figure shows as the cell's value). Given a ``path`` it also saves t
 * :func:`plot_coschedule` / :func:`plot_coschedules`: packs of moldable tasks as Gantt charts;
 * :func:`plot_rigid_schedule` / :func:`plot_rigid_schedules`: rigid-job schedules with their
   failed attempts, several stacked on one time axis (a heuristic above the optimum, as
-  [Benoit2021] Figs. 1 and 2 draw them).
+  [Benoit2021] Figs. 1 and 2 draw them);
+* :func:`plot_batch_run`: an online batch run on nodes that fail (:mod:`coschedule.sim`), nodes
+  against time, with its failures and downtimes.
 
 Labels are drawn only where they fit inside their rectangle, so a chart of 60 tasks stays
 readable; the time axis says its unit (``time_unit``, seconds by default).
@@ -31,9 +33,12 @@ if TYPE_CHECKING:
     from matplotlib.axes import Axes
     from matplotlib.figure import Figure
 
+    from .sim.engine import SimulationResult
+
 __all__ = [
     "figure_paths",
     "new_figure",
+    "plot_batch_run",
     "plot_coschedule",
     "plot_coschedules",
     "plot_rigid_schedule",
@@ -142,6 +147,20 @@ def _fit_label(ax: Axes, scale: tuple[float, float], x: float, y: float, w: floa
     return False
 
 
+def _finish(fig: Figure, panels: Sequence[tuple[Axes, Sequence[tuple[float, float, float, float, Sequence[str]]]]],
+            path: str | Path | None) -> Figure:
+    """Lay ``fig`` out, then write each panel's labels where they fit (:func:`_fit_label` needs the
+    final layout), and save it when ``path`` is given."""
+    fig.tight_layout()
+    for ax, boxes in panels:
+        scale = _points_per_unit(fig, ax)
+        for x, y, w, h, texts in boxes:
+            _fit_label(ax, scale, x, y, w, h, texts)
+    if path is not None:
+        save_figure(fig, path)
+    return fig
+
+
 def _colour(cmap: Any, k: int) -> Any:
     return cmap(k % 20)
 
@@ -211,14 +230,7 @@ def plot_coschedules(
     axes[-1].set_xlabel(_time_label(time_unit))
     if title:
         fig.suptitle(title)
-    fig.tight_layout()
-    for ax, mine in zip(axes, boxes):
-        scale = _points_per_unit(fig, ax)
-        for x, y, w, h, texts in mine:
-            _fit_label(ax, scale, x, y, w, h, texts)
-    if path is not None:
-        save_figure(fig, path)
-    return fig
+    return _finish(fig, list(zip(axes, boxes)), path)
 
 
 def _integer_locator() -> Any:
@@ -374,14 +386,7 @@ def plot_rigid_schedules(
     )
     if title:
         fig.suptitle(title)
-    fig.tight_layout()
-    for ax, mine in zip(axes, boxes):
-        scale = _points_per_unit(fig, ax)
-        for x, y, w, h, texts in mine:
-            _fit_label(ax, scale, x, y, w, h, texts)
-    if path is not None:
-        save_figure(fig, path)
-    return fig
+    return _finish(fig, list(zip(axes, boxes)), path)
 
 
 def _rigid_labels(instance: RigidInstance, e: Execution, failed: bool) -> list[str]:
@@ -389,3 +394,178 @@ def _rigid_labels(instance: RigidInstance, e: Execution, failed: bool) -> list[s
     name = instance.jobs[e.job].name if 0 <= e.job < instance.n else None
     label = name if name is not None else str(e.job)
     return [f"{label}\n#{e.attempt} failed", label] if failed else [label]
+
+
+# ----------------------------------------------------------------------------- online batch runs
+
+#: above this many nodes or attempts a batch run is drawn coarse: no edges, no labels
+BATCH_DETAIL_NODES, BATCH_DETAIL_ATTEMPTS = 2000, 5000
+_DOWN_COLOUR = "#9e9e9e"
+#: tab20 indices for jobs: the dark colours first, then the light ones (neighbours in the workload
+#: differ), without the reds of failures
+_BATCH_COLOURS = (0, 2, 4, 8, 10, 12, 14, 16, 18, 1, 3, 5, 9, 11, 13, 15, 17, 19)
+
+
+def plot_batch_run(
+    result: SimulationResult,
+    path: str | Path | None = None,
+    *,
+    title: str | None = None,
+    time_unit: str | None = "s",
+) -> Figure:
+    """Gantt chart of an online batch run (:class:`coschedule.sim.engine.SimulationResult`):
+    time on x, nodes on y (node ``k`` is the band ``[k, k + 1)``).
+
+    Each attempt is drawn on its own nodes in its job's colour, one rectangle per maximal run of
+    consecutive node indices: completed attempts solid, failed or interrupted ones hatched with
+    a red edge; a rectangle is labelled with the job's id (``failed`` below it for a failed
+    attempt) when that fits. A failure is a red ``x`` at (time, node), a downtime a grey bar
+    ``[t, t + D)`` on the node. Beyond :data:`BATCH_DETAIL_NODES` nodes or
+    :data:`BATCH_DETAIL_ATTEMPTS` attempts the rectangles lose their edges and labels (and are
+    rasterized in vector formats). Returns the figure; saves it too when ``path`` is given
+    (:func:`save_figure`). Running time ``O(attempts x runs + failures)``.
+    """
+    from matplotlib import colormaps
+    from matplotlib.collections import PolyCollection
+    from matplotlib.colors import to_rgba
+    from matplotlib.lines import Line2D
+    from matplotlib.patches import Patch
+
+    w = result.workload
+    N = w.n_nodes
+    attempts = result.attempts
+    detail = N <= BATCH_DETAIL_NODES and len(attempts) <= BATCH_DETAIL_ATTEMPTS
+    fig = new_figure(figsize=(10, min(2.2 + 0.3 * N, 7.5)))
+    ax = fig.add_subplot()
+    cmap = colormaps["tab20"]
+    polys: dict[bool, tuple[list[Any], list[Any]]] = {False: ([], []), True: ([], [])}
+    labels: list[tuple[float, float, float, float, list[str]]] = []
+    for a in attempts:
+        failed = a.outcome != "completed"
+        colour = to_rgba(cmap(_BATCH_COLOURS[a.job % len(_BATCH_COLOURS)]), 0.45 if failed else 1.0)
+        verts, colours = polys[failed]
+        jid = w.ids[a.job]
+        for first, count in _runs(a.nodes):
+            top = first + count
+            verts.append(((a.start, first), (a.end, first), (a.end, top), (a.start, top)))
+            colours.append(colour)
+            if detail:
+                labels.append((a.start, first, a.end - a.start, count,
+                               [f"{jid}\nfailed", jid] if failed else [jid]))
+    for failed, (verts, colours) in polys.items():
+        if verts:
+            ax.add_collection(PolyCollection(
+                verts, facecolors=colours, edgecolors=_FAILED_EDGE if failed else "black",
+                linewidths=(1.0 if failed else 0.5) if detail else 0.0, hatch="///" if failed else None,
+                rasterized=not detail, zorder=2,
+            ))
+    downs = [((f.time, f.node), (f.up, f.node), (f.up, f.node + 1), (f.time, f.node + 1))
+             for f in result.failures if f.up > f.time]
+    if downs:
+        ax.add_collection(PolyCollection(downs, facecolors=_DOWN_COLOUR, edgecolors="none", alpha=0.6,
+                                         rasterized=not detail, zorder=1))
+    if result.failures:
+        ax.scatter([f.time for f in result.failures], [f.node + 0.5 for f in result.failures], marker="x",
+                   color=_FAILED_EDGE, s=40 if detail else 12, linewidths=1.5 if detail else 0.8, zorder=4)
+    end = max([a.end for a in attempts] + [f.up for f in result.failures] + [1e-12])
+    ax.set_xlim(0, end * 1.01)
+    ax.set_ylim(0, N)
+    if N <= 32:
+        ax.set_yticks([k + 0.5 for k in range(N)], [str(k) for k in range(N)])
+        ax.set_yticks(range(N + 1), minor=True)
+        ax.tick_params(axis="y", which="both", length=0)
+        ax.grid(axis="y", which="minor", color="0.85", lw=0.5, zorder=0)
+    else:
+        ax.yaxis.set_major_locator(_integer_locator())
+    ax.set_axisbelow(True)
+    ax.set_ylabel("node")
+    ax.set_xlabel(_time_label(time_unit))
+    ax.set_title(title or _default_batch_title(result, time_unit), fontsize=10)
+    ax.legend(
+        handles=[
+            Patch(facecolor="lightgrey", edgecolor="black", label="completed attempt"),
+            Patch(facecolor=to_rgba("lightgrey", 0.45), hatch="///", edgecolor=_FAILED_EDGE,
+                  label="failed attempt"),
+            Line2D([], [], ls="none", marker="x", color=_FAILED_EDGE, markeredgewidth=1.5, label="failure"),
+            Patch(facecolor=_DOWN_COLOUR, alpha=0.6, label="node down"),
+        ],
+        loc="upper left", bbox_to_anchor=(1.005, 1.0), fontsize=7,
+    )
+    return _finish(fig, [(ax, labels)], path)
+
+
+def _default_batch_title(result: SimulationResult, time_unit: str | None) -> str:
+    w = result.workload
+    failed = sum(a.outcome != "completed" for a in result.attempts)
+    unit = f" {time_unit}" if time_unit else ""
+    mean = float(result.flow.mean()) if w.n else 0.0
+    name = f" on {w.name}" if w.name else ""
+    failures = len(result.failures)
+    return (f"{result.policy}{name}: {w.n} jobs, {w.n_nodes} nodes, {len(result.attempts)} attempts "
+            f"({failed} failed), {failures} failure{'' if failures == 1 else 's'}; mean flow {mean:.6g}{unit}")
+
+
+def plot_flow_classes(
+    failure_free: Any,
+    with_failures: Sequence[Any],
+    path: str | Path | None = None,
+    *,
+    title: str | None = None,
+    hours: bool = True,
+) -> Figure:
+    """Maximum and mean flow per job-size class, as Figs. 1, 4 and 5 of [Du2024]: for each
+    class (then "all" and "weighted", the size-weighted mean), a box plot of the values over
+    the runs with failures (one :class:`coschedule.sim.metrics.Summary` per failure seed) and a
+    red dot for the failure-free run (``failure_free``, a Summary or ``None``). Boxes follow
+    the paper: median, quartiles, whiskers at 1.5 IQR, outliers as points. Empty classes are
+    left empty. Log scale on y; flows in hours (``hours=False``: seconds). Returns the figure;
+    saves it when ``path`` is given."""
+    from matplotlib.ticker import ScalarFormatter
+
+    if not with_failures and failure_free is None:
+        raise ValueError("nothing to plot: no summary given")
+    ref = failure_free if failure_free is not None else with_failures[0]
+    labels = [c.label for c in ref.classes] + ["all", "weighted"]
+    unit = 3600.0 if hours else 1.0
+
+    def values(s: Any, which: str) -> list[float]:
+        out = [getattr(c.flow, which) / unit for c in s.classes]
+        out.append(getattr(s.flow, which) / unit)
+        if which == "mean":
+            out.append(s.flow.weighted_mean / unit)
+        return out
+
+    fig = new_figure(figsize=(11, 4.2))
+    for k, (which, name) in enumerate((("max", "maximum flow"), ("mean", "mean flow"))):
+        ax = fig.add_subplot(1, 2, k + 1)
+        cols = list(zip(*(values(s, which) for s in with_failures))) if with_failures else []
+        data = [[v for v in col if np.isfinite(v)] for col in cols]
+        xs = [x for x, col in enumerate(data, start=1) if col]
+        if xs:
+            ax.boxplot([data[x - 1] for x in xs], positions=xs, widths=0.6, whis=1.5,
+                       medianprops={"color": "black"}, flierprops={"marker": "o", "markersize": 3})
+        if failure_free is not None:
+            ff = values(failure_free, which)
+            pts = [(x, v) for x, v in enumerate(ff, start=1) if np.isfinite(v) and v > 0]
+            if pts:
+                ax.scatter(*zip(*pts), color="red", zorder=3, s=18, label="failure-free")
+                ax.legend(loc="upper left", fontsize=8)
+        names = labels if which == "mean" else labels[:-1]  # no weighted maximum
+        ax.set_xticks(range(1, len(names) + 1))
+        ax.set_xticklabels(names, rotation=45, ha="right", fontsize=8)
+        ax.set_yscale("log")
+        ax.yaxis.set_major_formatter(ScalarFormatter())
+        ax.yaxis.set_minor_formatter(ScalarFormatter())
+        ax.tick_params(axis="y", which="minor", labelsize=7)
+        ax.set_xlim(0.4, len(names) + 0.6)
+        ax.set_xlabel("job size (nodes)")
+        ax.set_ylabel(f"{name} ({'hours' if hours else 's'})")
+        ax.set_title(name + (" (weighted: by job size)" if which == "mean" else ""), fontsize=10)
+        ax.grid(axis="y", alpha=0.3)
+    runs = len(with_failures)
+    fig.suptitle(title or f"{ref.policy}: flows per job size, {runs} failure scenario{'s' if runs != 1 else ''}"
+                 + (" (boxes) and failure-free (red)" if failure_free is not None else ""), fontsize=11)
+    fig.tight_layout()
+    if path is not None:
+        save_figure(fig, path)
+    return fig

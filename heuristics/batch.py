@@ -162,7 +162,7 @@ class Conservative(QueuePolicy):
         self.reserved: dict[int, float] = {}
 
     def decide(self, sim: Simulation, instant: Instant) -> None:
-        old = [item[2] for item in self.queue]
+        old = [item[2] for item in self.queue] if instant.ended else []  # compress needs them
         for j in instant.submitted:
             self._enqueue(sim, j)
         procs, wall = sim.procs, sim.wall
@@ -186,6 +186,8 @@ class Conservative(QueuePolicy):
                 starts = prof.place([procs[j] for j in new], [wall[j] for j in new])
                 self.reserved.update(zip(new, starts.tolist()))
         now = sim.now
+        if not self.reserved or min(self.reserved.values()) > now:
+            return  # no reservation falls now (a C-speed scan before the Python one)
         keep = []
         for item in self.queue:
             j = item[2]

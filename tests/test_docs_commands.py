@@ -4,6 +4,10 @@ The README's tour and the quick start of docs/index.md are read from the files t
 command edited there is the command tested. Each block runs in a fresh folder holding a copy of
 the clone's instances/ and campaigns/ (commands write their files there), with the ``coschedule``
 of this interpreter first on the PATH. The README's Python example runs too.
+
+The transcripts of docs/batch.md (plain fenced blocks of ``$ command`` lines, each followed by
+what it prints) run in order too, and print exactly what the page shows: what the command writes
+on stderr (the files it wrote, or its error), then its stdout, as a terminal shows them.
 """
 
 from __future__ import annotations
@@ -40,13 +44,32 @@ def clone_dir(tmp_path: Path) -> Path:
     return tmp_path
 
 
-def _run_all(commands: list[str], cwd: Path) -> None:
+def _run(command: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"}
+    proc = subprocess.run(["bash", "-c", command], cwd=cwd, env=env, capture_output=True, text=True,
+                          timeout=600, stdin=subprocess.DEVNULL, check=False)
+    assert "Traceback" not in proc.stderr, f"{command}\n{proc.stderr}"
+    return proc
+
+
+def _run_all(commands: list[str], cwd: Path) -> None:
     for command in commands:
-        proc = subprocess.run(["bash", "-c", command], cwd=cwd, env=env, capture_output=True, text=True,
-                              timeout=600, stdin=subprocess.DEVNULL, check=False)
+        proc = _run(command, cwd)
         assert proc.returncode == 0, f"{command}\nexit {proc.returncode}\n{proc.stdout[-2000:]}\n{proc.stderr[-2000:]}"
-        assert "Traceback" not in proc.stderr, f"{command}\n{proc.stderr}"
+
+
+def _transcripts(path: Path) -> list[tuple[str, str]]:
+    """``(command, output)`` of every ``$ command`` line of the plain fenced blocks of ``path``."""
+    items: list[tuple[str, list[str]]] = []
+    for block in re.findall(r"^```\n(.*?)^```", path.read_text(encoding="utf-8"), flags=re.S | re.M):
+        if not block.startswith("$ "):
+            continue
+        for line in block.splitlines():
+            if line.startswith("$ "):
+                items.append((line[2:], []))
+            else:
+                items[-1][1].append(line)
+    return [(command, "\n".join(lines)) for command, lines in items]
 
 
 def test_readme_tour_runs_as_written(clone_dir):
@@ -55,7 +78,7 @@ def test_readme_tour_runs_as_written(clone_dir):
     _run_all(commands, clone_dir)
     # the files the tour says it writes
     for name in ("inst.json", "solution.json", "g.png", "rl.json", "ce/schedules.png", "demo.sqlite",
-                 "demo.png", "demo.svg"):
+                 "demo.png", "demo.svg", "jobs.csv", "toy.png"):
         assert (clone_dir / name).stat().st_size > 0, name
 
 
@@ -77,3 +100,16 @@ def test_readme_python_example(clone_dir, monkeypatch, capsys):
     exec(compile(_block(ROOT / "README.md", "From Python", "python"), "README.md", "exec"), {})
     ratio = float(capsys.readouterr().out.split()[-1])
     assert 1.0 <= ratio <= 2 - 1 / 10000
+
+
+def test_batch_guide_transcripts_print_what_they_show(clone_dir):
+    """docs/batch.md: every command runs, in order, and prints what the page shows; a command
+    whose output is an error exits 2."""
+    items = _transcripts(ROOT / "docs" / "batch.md")
+    assert len(items) >= 10 and items[0][0].startswith("cat instances/batch/")
+    for command, expected in items:
+        proc = _run(command, clone_dir)
+        shown = (proc.stderr + proc.stdout).rstrip("\n")
+        assert shown == expected, f"$ {command}\n--- the page shows\n{expected}\n--- it prints\n{shown}"
+        assert proc.returncode == (2 if "error:" in expected else 0), f"$ {command}: exit {proc.returncode}"
+    assert (clone_dir / "toy.png").stat().st_size > 0 and (clone_dir / "jobs.csv").stat().st_size > 0

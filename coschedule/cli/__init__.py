@@ -16,13 +16,13 @@ from collections.abc import Sequence
 
 from .. import __version__
 from ..errors import CoscheduleError
-from . import bench, campaign, convert, counterexample, examples, generate, schedule
+from . import batch, bench, campaign, convert, counterexample, examples, generate, schedule
 from .common import EXIT_USAGE, Formatter, OneLineErrorParser
 
 __all__ = ["build_parser", "main", "FAMILIES"]
 
 #: the command families, in the order of ``coschedule --help``
-FAMILIES = (schedule, generate, convert, counterexample, campaign, bench, examples)
+FAMILIES = (schedule, generate, convert, counterexample, campaign, batch, bench, examples)
 
 
 def build_parser() -> OneLineErrorParser:
@@ -33,7 +33,9 @@ def build_parser() -> OneLineErrorParser:
         "state what they proved, the heuristics of the literature, their guarantees and "
         "counterexamples, and simulation campaigns on synthetic and real workloads, for two "
         "problems: co-scheduling moldable tasks in packs (k-in-p; Aupy et al., 2017) and rigid "
-        "jobs under silent errors (R-List, R-Shelf, R-ShelfFill; Benoit et al., IJNC 2021).",
+        "jobs under silent errors (R-List, R-Shelf, R-ShelfFill; Benoit et al., IJNC 2021); and "
+        "online batch scheduling on nodes that fail (FCFS, EASY, conservative backfilling; Du et "
+        "al., 2024).",
         epilog="examples:\n"
         "  coschedule solve instances/kinp/figure-1-1.json --k 3 --compare     # k-in-p optimum\n"
         "  coschedule run pack-approx instances/kinp/synthetic-n12-p32.json\n"
@@ -41,6 +43,7 @@ def build_parser() -> OneLineErrorParser:
         "  coschedule counterexample prop3 --P 8                               # Prop. 3 lower bound\n"
         "  coschedule generate synthetic --n 20 --P 32 --seed 7 -o inst.json\n"
         "  coschedule simulate campaigns/fig5-tenth.toml && coschedule report fig5-tenth.sqlite\n"
+        "  coschedule batch batch/toy.json --policy conservative --failures batch/toy-failures.csv --downtime 5\n"
         "  coschedule bench kinp --quick\n"
         "  coschedule examples             # the bundled instances, specs and traces, usable by name\n"
         "every command has --help with examples; `coschedule docs cli` for all of them "

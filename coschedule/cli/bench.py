@@ -1,4 +1,5 @@
-"""``coschedule bench``: measurements (k-in-p exact methods, the rigid heuristics' kernels, a campaign).
+"""``coschedule bench``: measurements (k-in-p exact methods, the rigid heuristics' kernels, a campaign,
+the batch simulator).
 
 Every number printed is measured by the command; a comparison it cannot make (no baseline binary
 given, or one the binary's interface does not offer) is printed as "not measured".
@@ -102,6 +103,8 @@ def cmd_bench(args: argparse.Namespace) -> int:
         return _bench_rlist(args, tty)
     if args.suite == "campaign":
         return _bench_campaign(args, tty)
+    if args.suite == "batch":
+        return _bench_batch(args, tty)
     args.p = 32 if args.p is None else args.p
     if args.time_limit is None:
         args.time_limit = QUICK_TIME_LIMIT if args.quick else KINP_TIME_LIMIT
@@ -239,6 +242,66 @@ def _bench_campaign(args: argparse.Namespace, tty: bool) -> int:
     return 0
 
 
+def _num(value: float | None, spec: str, unit: str = "") -> str:
+    from ..bench import NOT_MEASURED
+
+    return NOT_MEASURED if value is None else f"{value:{spec}}{unit}"
+
+
+def _bench_batch(args: argparse.Namespace, tty: bool) -> int:
+    from ..bench import NOT_MEASURED
+    from ..bench_batch import BATCH_CASES, bench_batch
+
+    if args.quick:
+        cases: list[str] = ["mira", "kth-easy", "kth-conservative"]
+    else:
+        cases = list(BATCH_CASES)
+    if args.cases:
+        cases = [c.strip().lower() for c in args.cases.split(",") if c.strip()]
+    ticker = _Ticker(sys.stderr if tty else None)
+    try:
+        bench = bench_batch(cases, accasim=not args.no_accasim, repeat=args.repeat, progress=ticker)
+    finally:
+        ticker.close()
+    if args.json:
+        emit_json({"batch": bench.to_dict()})
+        return 0
+    print(f"batch simulator, each case in a fresh process (best of {args.repeat}), {bench.cores} cores; "
+          "CPU seconds")
+    print(f"{'case':<18} {'jobs':>7} {'nodes':>6} {'policy':<12} {'sim CPU':>8} {'whole CPU':>9} "
+          f"{'whole wall':>10} {'peak RSS':>9} {'before':>7}  failures")
+    for r in bench.runs:
+        print(f"{r.case:<18} {r.jobs:>7,} {r.n_nodes:>6,} {r.policy:<12} {r.sim_cpu_s:8.2f} {r.whole_cpu_s:9.2f} "
+              f"{r.whole_wall_s:10.2f} {r.peak_rss_mb:6.0f} MB {r.rss_before_mb:4.0f} MB  {r.failures}"
+              + (f" ({r.failure_count:,} failures, {r.attempts:,} attempts)" if r.failure_count else ""))
+    a = bench.accasim
+    print(f"\nAccaSim 1.1.3, EASYBackfilling + FirstFit, on KTH-SP2 failure-free: {a.status}")
+    ratios = bench.ratios()
+    if a.cpu_s is None:
+        print(f"  its CPU, and its CPU against ours: {NOT_MEASURED}")
+    else:
+        print(f"  CPU {_num(a.cpu_s, '.2f', ' s')} (its own {_num(a.sim_cpu_s, '.2f', ' s')} + the processes it "
+              f"forks to write its schedule {_num(a.children_cpu_s, '.2f', ' s')}); whole process "
+              f"{_num(a.whole_cpu_s, '.2f', ' s')} CPU, {_num(a.whole_wall_s, '.2f', ' s')} wall")
+        for policy in ("easy", "conservative"):
+            print(f"  AccaSim / our {policy}: simulation CPU {_num(ratios[f'sim_vs_{policy}'], '.1f', 'x')}, "
+                  f"whole process CPU {_num(ratios[f'whole_vs_{policy}'], '.1f', 'x')}")
+    if a.different_starts is not None:
+        q = a.difference_quantiles or {}
+        print(f"  start times vs our EASY: {a.different_starts:,} of {a.jobs:,} jobs differ (AccaSim earlier for "
+              f"{a.earlier:,}, later for {a.later:,}); AccaSim - ours over those, s: "
+              + ", ".join(f"{k} {v:+,.0f}" for k, v in q.items()))
+        print(f"  mean wait: ours {a.mean_wait_ours:,.0f} s, AccaSim {a.mean_wait_accasim:,.0f} s")
+    else:
+        print(f"  start times vs our EASY: {NOT_MEASURED}")
+    tiny = ", ".join(f"{k} {v:g}" for k, v in a.tiny_ours.items())
+    acc = (", ".join(f"{k} {v:g}" for k, v in sorted(a.tiny_accasim.items())) if a.tiny_accasim is not None
+           else NOT_MEASURED)
+    print(f"  tiny case (4 nodes; A 2 nodes 100 s at 0, B 4 nodes at 1, C 2 nodes 1000 s at 2): "
+          f"our EASY starts {tiny}; AccaSim {acc}")
+    return 0
+
+
 def register(sub: Any) -> None:
     p = sub.add_parser(
         "bench", formatter_class=Formatter,
@@ -255,6 +318,10 @@ def register(sub: Any) -> None:
         "  campaign  the wall time of a whole campaign into a temporary database (removed on exit, "
         "Ctrl-C or SIGTERM: exit status 143); with --baseline-binary also the authors' simulator on "
         "the cells it can run.\n"
+        "  batch     the batch simulator, each case in a fresh process (CPU, wall, peak memory): a "
+        "Mira-like month with failures (Baseline), LANL-CM5 and KTH-SP2 failure-free (EASY and "
+        "conservative); AccaSim 1.1.3's EASY on KTH-SP2 when installed (pip install "
+        "'coschedule-hpc[accasim]'), its CPU against ours and its start times against our EASY's.\n"
         "--baseline-binary PATH: the authors' C++ simulator (github.com/vlefevre/job-scheduling, "
         "main.cpp) or any program with its interface: PATH INSTANCE FAILURES COUNT, INSTANCE = first "
         "line 'lambda P verif priority batch naive shelf' (priority: length, rlength, procs, rprocs, "
@@ -268,11 +335,19 @@ def register(sub: Any) -> None:
         "  coschedule bench rlist --quick            # 100 scenarios of 100 jobs, fast vs reference\n"
         "  coschedule bench rlist --baseline-binary ./job-scheduling/main   # and the authors' simulator\n"
         "  coschedule bench campaign                 # a tenth of Fig. 5 (about 5 min on 2 cores)\n"
-        "  coschedule bench campaign --spec campaigns/fig5.toml   # the full Fig. 5 (about 46 min)\n",
+        "  coschedule bench campaign --spec campaigns/fig5.toml   # the full Fig. 5 (about 46 min)\n"
+        "  coschedule bench batch                    # about 2 minutes with AccaSim\n"
+        "  coschedule bench batch --cases kth-easy --no-accasim --json\n",
     )
-    p.add_argument("suite", choices=["kinp", "rlist", "campaign"],
+    p.add_argument("suite", choices=["kinp", "rlist", "campaign", "batch"],
                    help="kinp: exact co-scheduling methods; rlist: rigid heuristics per scenario (fast vs "
-                   "reference, and a baseline binary); campaign: a whole campaign")
+                   "reference, and a baseline binary); campaign: a whole campaign; batch: the batch "
+                   "simulator (time, memory) and AccaSim side by side")
+    p.add_argument("--cases", help="batch: comma-separated cases among mira, lanl-easy, lanl-conservative, "
+                   "kth-easy, kth-conservative (default all; --quick: mira and kth)")
+    p.add_argument("--repeat", type=positive_int, default=1,
+                   help="batch: runs per case, each in a fresh process; the least CPU is kept (default 1)")
+    p.add_argument("--no-accasim", action="store_true", help="batch: do not run AccaSim (it prints 'not measured')")
     p.add_argument("--spec", help="campaign: the TOML spec (default campaigns/fig5-tenth.toml)")
     p.add_argument("--workers", type=positive_int, help="campaign: worker processes (default all cores)")
     p.add_argument("--baseline-binary", metavar="PATH",

@@ -220,6 +220,8 @@ class Simulation:
         self.node_job = np.full(N, -1, dtype=np.int64)  # -1: idle
         self.up = np.ones(N, dtype=bool)
         self.up_at = np.zeros(N)  # when a down node is back
+        self.n_down = 0  # nodes down now
+        self._node_ints = np.array(range(N), dtype=object)  # node numbers as shared int objects
         self.running: dict[int, float] = {}  # job -> planned end of its attempt
         self._end_event: dict[int, object] = {}
         self.events = EventQueue()
@@ -245,6 +247,8 @@ class Simulation:
 
     def down_nodes(self) -> list[tuple[int, float]]:
         """``(node, back at)`` of every node down now."""
+        if not self.n_down:
+            return []
         return [(int(x), float(self.up_at[x])) for x in np.flatnonzero(~self.up)]
 
     def is_waiting(self, j: int) -> bool:
@@ -258,18 +262,12 @@ class Simulation:
             raise RuntimeError(f"job {self.workload.ids[j]} cannot start: it is not waiting")
         if self.now < self.submit[j]:
             raise RuntimeError(f"job {self.workload.ids[j]} cannot start before its submission")
-        nodes = [int(x) for x in nodes]
-        if len(nodes) != self.procs[j] or len(set(nodes)) != len(nodes):
-            raise RuntimeError(f"job {self.workload.ids[j]} needs {self.procs[j]} distinct nodes, got {nodes}")
-        idx = np.asarray(nodes, dtype=np.int64)
-        own = set(self.held[j])
-        busy = [x for x in nodes if not self.up[x] or (self.node_job[x] >= 0 and x not in own)]
-        if busy:
-            raise RuntimeError(f"job {self.workload.ids[j]}: nodes {busy} are down or busy")
-        for x in own - set(nodes):  # held nodes it does not use go back
-            self.node_job[x] = -1
+        idx, held, own = self._check_nodes(j, nodes)
+        if own:  # held nodes it does not use go back
+            kept = np.array(own, dtype=np.int64)
+            self.node_job[kept[~np.isin(kept, idx)]] = -1
         self.node_job[idx] = j
-        self.held[j] = tuple(sorted(nodes))
+        self.held[j] = held
         self.state[j] = RUNNING
         self.start_time[j] = self.now
         if math.isnan(self.first_start[j]):
@@ -278,13 +276,47 @@ class Simulation:
         self.running[j] = end
         self._end_event[j] = self.events.push(end, EventKind.END, j)
 
+    def _check_nodes(self, j: int, nodes: Sequence[int]) -> tuple[np.ndarray, tuple[int, ...], tuple[int, ...]]:
+        """``nodes`` as an array and as a sorted tuple, and the nodes ``j`` held, once checked:
+        ``procs[j]`` distinct nodes, each up and idle or held by ``j``. A few nodes are checked
+        in Python, many in numpy (jobs of 10^4 nodes), with the same outcome and messages; the
+        tuple of many nodes is made of the platform's shared node numbers (:attr:`_node_ints`),
+        so that the attempts of large jobs do not each keep their own integer objects."""
+        own = self.held[j]
+        held: tuple[int, ...] = ()
+        if len(nodes) <= 32:
+            listed = [int(x) for x in nodes]
+            distinct = len(set(listed)) == len(listed)
+        else:
+            listed = np.array(nodes, dtype=np.int64).reshape(-1)
+            ordered = np.sort(listed)
+            distinct = not bool((ordered[1:] == ordered[:-1]).any())
+        if len(listed) != self.procs[j] or not distinct:
+            raise RuntimeError(f"job {self.workload.ids[j]} needs {self.procs[j]} distinct nodes, got "
+                               f"{listed if isinstance(listed, list) else listed.tolist()}")
+        if isinstance(listed, list):
+            up, node_job, mine = self.up, self.node_job, set(own)
+            busy = [x for x in listed if not up[x] or (node_job[x] >= 0 and x not in mine)]
+            idx = np.asarray(listed, dtype=np.int64)
+            held = tuple(sorted(listed))
+        else:
+            idx = listed
+            taken = self.node_job[idx] >= 0
+            if own:
+                taken &= ~np.isin(idx, own)
+            busy = idx[~self.up[idx] | taken].tolist()
+            if not busy:
+                held = tuple(self._node_ints[ordered].tolist())
+        if busy:
+            raise RuntimeError(f"job {self.workload.ids[j]}: nodes {busy} are down or busy")
+        return idx, held, own
+
     def requeue(self, j: int, priority: int = PRIORITY_FAILED) -> None:
         """Put failed job ``j`` back in the queue with ``priority``; it releases its nodes."""
         if self.state[j] != HELD:
             raise RuntimeError(f"job {self.workload.ids[j]} is not a failed job holding nodes")
-        for x in self.held[j]:
-            if self.node_job[x] == j:
-                self.node_job[x] = -1
+        held = np.array(self.held[j], dtype=np.int64)
+        self.node_job[held[self.node_job[held] == j]] = -1
         self.held[j] = ()
         self.state[j] = WAITING
         self.priority[j] = int(priority)
@@ -322,6 +354,7 @@ class Simulation:
                 elif kind == EventKind.RECOVERY:
                     x = e.data
                     self.up[x] = True
+                    self.n_down -= 1
                     inst.recovered.append(x)
                     useful = True
             if useful:
@@ -332,8 +365,7 @@ class Simulation:
         start = self.start_time[j]
         self._attempts.append(Attempt(j, self.attempt[j], start, self.now, self.held[j], self.recovery[j],
                                       self.saved[j], self.saved[j], COMPLETED))
-        for x in self.held[j]:
-            self.node_job[x] = -1
+        self.node_job[np.array(self.held[j], dtype=np.int64)] = -1
         self.held[j] = ()
         self.state[j] = DONE
         del self.running[j]
@@ -349,6 +381,7 @@ class Simulation:
         back = now + self.downtime
         if back > now:  # a downtime of 0 is a transient failure: the node stays up
             self.up[x] = False
+            self.n_down += 1
             self.up_at[x] = back
             self.events.push(back, EventKind.RECOVERY, x)
         j = int(self.node_job[x])
@@ -387,7 +420,11 @@ class Simulation:
         self.recovery[j] = R
         self.exec[j] = R + self.length[j] - self.saved[j]
         self.wall[j] = R + self.wall_full[j] - self.saved[j]
-        self.held[j] = tuple(y for y in self.held[j] if y != failed_node)
+        held = self.held[j]
+        if failed_node in held:  # held nodes are distinct: drop the one that failed
+            k = held.index(failed_node)
+            held = held[:k] + held[k + 1:]
+        self.held[j] = held
         self.state[j] = HELD
 
     def _result(self) -> SimulationResult:

@@ -97,7 +97,7 @@ class EventQueue:
             raise ValueError(f"event time must be a finite number >= 0, got {time!r}")
         if t < self.now:
             raise ValueError(f"event at {t!r} is in the past (now = {self.now!r})")
-        event = Event(t, EventKind(kind), self._seq, data)
+        event = Event(t, kind if type(kind) is EventKind else EventKind(kind), self._seq, data)
         self._seq += 1
         heapq.heappush(self._heap, (t, int(event.kind), event.seq, event))
         self._pending.add(event.seq)
@@ -136,8 +136,19 @@ class EventQueue:
         Events pushed *while* handling them, at that same instant, are not included: they come
         back at the next call (and are still ordered by kind among themselves).
         """
-        t = self.peek_time()
+        self._drop_cancelled()
+        heap = self._heap
         out: list[Event] = []
-        while t is not None and self.peek_time() == t:
-            out.append(self.pop())
+        if not heap:
+            return out
+        t = heap[0][0]
+        cancelled, pending, pop = self._cancelled, self._pending, heapq.heappop
+        while heap and heap[0][0] == t:  # one pass: no peek between pops
+            seq, event = pop(heap)[2:]
+            if seq in cancelled:
+                cancelled.discard(seq)
+                continue
+            pending.discard(seq)
+            out.append(event)
+        self.now = t
         return out

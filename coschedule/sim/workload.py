@@ -71,6 +71,11 @@ class Workload:
             if bad.any():
                 k = int(np.argmax(bad))
                 raise InvalidInstance(f"job {self.ids[k]}: {key} must be a finite number {what}, got {a[k]!r}")
+        with np.errstate(over="ignore"):
+            late = ~np.isfinite(arrays["submit"] + arrays["walltime"])
+        if late.any():
+            k = int(np.argmax(late))
+            raise InvalidInstance(f"job {self.ids[k]}: submit time plus wall time overflows (beyond the largest float)")
         short = arrays["walltime"] < arrays["length"]
         if short.any():
             k = int(np.argmax(short))
@@ -144,10 +149,12 @@ def read_batsim(path: str | Path) -> Workload:
         data = json.loads(text)
     except json.JSONDecodeError as e:
         raise FormatError(f"{path}:{e.lineno}:{e.colno}: invalid JSON: {e.msg}") from None
+    except RecursionError:
+        raise FormatError(f"{path}: invalid JSON: nested too deeply") from None
     if not isinstance(data, dict):
         raise FormatError(f"{path}: expected a JSON object with nb_res, jobs and profiles")
     nb_res = data.get("nb_res")
-    if isinstance(nb_res, bool) or not isinstance(nb_res, int) or nb_res < 1:
+    if isinstance(nb_res, bool) or not isinstance(nb_res, int) or not 1 <= nb_res < 2**62:
         raise FormatError(f"{path}: nb_res: expected a positive integer, got {nb_res!r}")
     jobs, profiles = data.get("jobs"), data.get("profiles")
     if not isinstance(jobs, list):
@@ -166,6 +173,8 @@ def read_batsim(path: str | Path) -> Workload:
         res = job.get("res")
         if isinstance(res, bool) or not isinstance(res, int):
             raise FormatError(f"{where}: res: expected an integer, got {res!r}")
+        if not 1 <= res <= nb_res:
+            raise FormatError(f"{where}: nodes {res} not in 1..{nb_res} (the platform)")
         name = job.get("profile")
         profile = profiles.get(name) if isinstance(name, str) else None
         if not isinstance(profile, dict):
@@ -178,6 +187,8 @@ def read_batsim(path: str | Path) -> Workload:
         nodes.append(res)
         length.append(delay)
         wt = _number(job, "walltime", where) if job.get("walltime") not in (None, -1) else delay
+        if wt <= 0:
+            raise FormatError(f"{where}: walltime: expected a number > 0 (or -1: none), got {job.get('walltime')!r}")
         walltime.append(max(wt, delay))  # as for SWF: an estimate below the length is the length
     try:
         return Workload(tuple(ids), np.array(submit), np.array(nodes, dtype=np.int64), np.array(walltime),

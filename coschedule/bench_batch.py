@@ -1,0 +1,390 @@
+"""``coschedule bench batch``: the batch simulator's speed and memory, and AccaSim side by side.
+
+Cases (:data:`BATCH_CASES`), each measured in a **fresh Python process** so that its peak memory
+is its own and its whole cost (interpreter start-up, imports, loading the numba kernels from
+their cache, reading the trace, simulating) is counted:
+
+* ``mira``: a Mira-like month (:func:`coschedule.sim.synthetic.mira_like`, March 2018, 4,024
+  jobs on 49,152 nodes, seed 0) under Baseline (conservative backfilling) with failures: platform
+  MTBF 1 h (``node_mtbf`` = 49,152 h), downtime D = 1 h, checkpoints C = R = 5 min, failure seed 1
+  ([Du2024] §6.1's scenario);
+* ``lanl-easy``, ``lanl-conservative``: the bundled LANL-CM5 log (122,055 jobs, 1,024 nodes),
+  failure-free;
+* ``kth-easy``, ``kth-conservative``: the bundled KTH-SP2 log (28,467 jobs, 100 nodes),
+  failure-free.
+
+Per case: the CPU seconds of the simulation (``run_batch``, measured inside the child with
+``time.process_time``), the CPU and wall seconds of the whole child process (``getrusage`` of
+the child, measured by the parent), and the child's peak resident memory (``ru_maxrss``), with
+its resident memory before the simulation (the imports and the workload) for reference. The
+``batch`` command of the CLI is not called: the child does what it does up to the simulation
+(no output written).
+
+**AccaSim** (``pip install coschedule-hpc[accasim]``: AccaSim 1.1.3, an HPC workload management
+simulator in Python) runs the same KTH workload failure-free with its EASY dispatcher
+(``EASYBackfilling`` with ``FirstFit``), in a fresh process, on a converted copy of the workload
+(:func:`write_accasim_swf`: a plain SWF file, a newline after the last line, no memory fields,
+the run time, our processor count and our wall time), with ``collections.Mapping`` restored
+before the import (AccaSim 1.1.3 imports it; Python 3.10 removed it). Its CPU is the child's own
+around the simulation plus that of the processes it forks to write its schedule
+(``RUSAGE_CHILDREN``). Its per-job start times are compared with our EASY's, and the tiny case of
+:func:`tiny_backfill_workload` runs through both. Without AccaSim every AccaSim figure is
+printed as "not measured".
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from .bench import NOT_MEASURED
+from .sim.workload import Workload
+
+__all__ = [
+    "ACCASIM_VERSION",
+    "BATCH_CASES",
+    "AccasimRun",
+    "BatchBench",
+    "BatchRun",
+    "accasim_status",
+    "bench_batch",
+    "run_accasim",
+    "tiny_backfill_workload",
+    "write_accasim_swf",
+]
+
+ACCASIM_VERSION = "1.1.3"
+KTH, LANL = "KTH-SP2-1996-2.1-cln", "LANL-CM5-1994-4.1-cln"
+#: [Du2024] §6.1: platform MTBF 1 h on 49,152 nodes, D = 1 h, C = R = 5 min
+MIRA_FAILURES = {"node_mtbf": 49152 * 3600.0, "downtime": 3600.0, "checkpoint_cost": 300.0, "seed": 1}
+
+#: case name -> what the child process simulates
+BATCH_CASES: dict[str, dict[str, Any]] = {
+    "mira": {"mira": "2018-03", "seed": 0, "policy": "conservative", "failures": MIRA_FAILURES},
+    "lanl-easy": {"trace": LANL, "policy": "easy"},
+    "lanl-conservative": {"trace": LANL, "policy": "conservative"},
+    "kth-easy": {"trace": KTH, "policy": "easy"},
+    "kth-conservative": {"trace": KTH, "policy": "conservative"},
+}
+
+
+@dataclass(frozen=True)
+class BatchRun:
+    """One case measured in a fresh process (module docstring); over ``repeat`` runs, the least
+    CPU and wall seconds and the largest peak memory."""
+
+    case: str
+    workload: str
+    jobs: int
+    n_nodes: int
+    policy: str
+    failures: str
+    repeat: int
+    sim_cpu_s: float
+    whole_cpu_s: float
+    whole_wall_s: float
+    rss_before_mb: float
+    peak_rss_mb: float
+    attempts: int
+    failure_count: int
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class AccasimRun:
+    """AccaSim's EASY on KTH against ours (module docstring). ``status`` is ``"measured"`` or
+    ``"not measured: why"``; then every number is None."""
+
+    status: str
+    sim_cpu_s: float | None = None
+    children_cpu_s: float | None = None
+    whole_cpu_s: float | None = None
+    whole_wall_s: float | None = None
+    jobs: int | None = None
+    different_starts: int | None = None
+    earlier: int | None = None  # AccaSim starts the job earlier than our EASY
+    later: int | None = None
+    difference_quantiles: dict[str, float] | None = None  # AccaSim - ours, seconds, differing jobs
+    mean_wait_ours: float | None = None
+    mean_wait_accasim: float | None = None
+    tiny_ours: dict[str, float] = field(default_factory=dict)
+    tiny_accasim: dict[str, float] | None = None
+
+    @property
+    def cpu_s(self) -> float | None:
+        """AccaSim's simulation CPU: its own and that of the processes it forked."""
+        if self.sim_cpu_s is None or self.children_cpu_s is None:
+            return None
+        return self.sim_cpu_s + self.children_cpu_s
+
+    def to_dict(self) -> dict[str, Any]:
+        return {**asdict(self), "cpu_s": self.cpu_s}
+
+
+@dataclass(frozen=True)
+class BatchBench:
+    """Every case run, AccaSim, and the ratios measured in this run (``None``: not measured)."""
+
+    runs: tuple[BatchRun, ...]
+    accasim: AccasimRun
+    cores: int
+
+    def run(self, case: str) -> BatchRun | None:
+        return next((r for r in self.runs if r.case == case), None)
+
+    def ratios(self) -> dict[str, float | None]:
+        """AccaSim's CPU over ours, simulation against simulation and whole process against
+        whole process, for our EASY and our conservative on KTH."""
+        out: dict[str, float | None] = {}
+        a = self.accasim
+        for policy in ("easy", "conservative"):
+            r = self.run(f"kth-{policy}")
+            sim = whole = None
+            if r is not None and a.cpu_s is not None and r.sim_cpu_s > 0:
+                sim = a.cpu_s / r.sim_cpu_s
+            if r is not None and a.whole_cpu_s is not None and r.whole_cpu_s > 0:
+                whole = a.whole_cpu_s / r.whole_cpu_s
+            out[f"sim_vs_{policy}"] = sim
+            out[f"whole_vs_{policy}"] = whole
+        return out
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"cores": self.cores, "runs": [r.to_dict() for r in self.runs],
+                "accasim": self.accasim.to_dict(), "ratios": self.ratios()}
+
+
+# ------------------------------------------------------------------------------ workloads
+
+def tiny_backfill_workload() -> Workload:
+    """The case where AccaSim's EASY and the textbook's part: 4 nodes; A (2 nodes, 100 s) at
+    t = 0, B (4 nodes, 100 s) at t = 1, C (2 nodes, 1000 s) at t = 2; wall times = lengths.
+    Textbook EASY reserves the 4 nodes for B at 100 (when A ends) and does not backfill C, which
+    would still run then: A 0, B 100, C 200. AccaSim 1.1.3 backfills C at 2 (its backfilling
+    passes no reserved nodes to the allocator, so a job that fits now starts now), and B starts
+    at 1002."""
+    return Workload(("A", "B", "C"), np.array([0.0, 1.0, 2.0]), np.array([2, 4, 2]),
+                    np.array([100.0, 100.0, 1000.0]), np.array([100.0, 100.0, 1000.0]), 4, name="tiny-backfill")
+
+
+def _case_workload(spec: dict[str, Any]) -> Workload:
+    if "mira" in spec:
+        from .sim.synthetic import mira_like
+
+        return mira_like(spec["mira"], spec["seed"])
+    if spec.get("trace") == "tiny":
+        return tiny_backfill_workload()
+    from .data import bundled_trace
+    from .sim.workload import workload_from_swf
+    from .swf import read_swf
+
+    return workload_from_swf(read_swf(bundled_trace(spec["trace"])))
+
+
+def write_accasim_swf(workload: Workload, path: str | Path) -> None:
+    """``workload`` as a plain SWF file AccaSim 1.1.3 reads: one line per job in submission
+    order, a newline after the last one; fields job number (1..n, in order), submit, wait -1,
+    run time (the length), processors (allocated and requested: the nodes), CPU and memory -1,
+    requested time (the wall time), requested memory -1, status 1, user, group and executable 1,
+    the rest -1. AccaSim parses integers only: every time must be a whole number of seconds."""
+    cols = (workload.submit, workload.length, workload.walltime)
+    for values in cols:
+        if not np.all(values == np.rint(values)):
+            k = int(np.argmax(values != np.rint(values)))
+            raise ValueError(f"job {workload.ids[k]}: AccaSim reads whole seconds only")
+    lines = [f"{k + 1} {int(s)} -1 {int(L)} {int(p)} -1 -1 {int(p)} {int(W)} -1 1 1 1 1 -1 -1 -1 -1\n"
+             for k, (s, L, p, W) in enumerate(zip(workload.submit, workload.length, workload.nodes,
+                                                   workload.walltime))]
+    Path(path).write_text("".join(lines), encoding="utf-8")
+
+
+# ------------------------------------------------------------------------------ children
+
+def _maxrss_mb() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0  # KiB on Linux
+
+
+def batch_child(argv: Sequence[str] | None = None) -> None:
+    """The child process of one case: simulate the case given as JSON in ``argv[1]`` and print
+    one JSON line of what it measured."""
+    spec = json.loads((sys.argv if argv is None else argv)[1])
+    from .batch import run_batch
+
+    w = _case_workload(spec)
+    before = _maxrss_mb()
+    c0 = time.process_time()
+    result = run_batch(w, spec["policy"], **spec.get("failures", {}))
+    cpu = time.process_time() - c0
+    out: dict[str, Any] = {"workload": w.name, "jobs": w.n, "n_nodes": w.n_nodes, "sim_cpu_s": cpu,
+                           "rss_before_mb": before, "peak_rss_mb": _maxrss_mb(),
+                           "attempts": len(result.attempts), "failure_count": len(result.failures)}
+    if spec.get("starts"):
+        out["starts"] = dict(zip(w.ids, result.first_start.tolist()))
+    print(json.dumps(out))
+
+
+def _run_child(args: list[str], env: dict[str, str] | None = None) -> tuple[dict[str, Any], float, float]:
+    """Run ``python args...`` and parse its last stdout line as JSON; also the child's CPU
+    seconds (user + system, its own children included) and wall seconds."""
+    k0 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    w0 = time.perf_counter()
+    proc = subprocess.run([sys.executable, *args], check=False, capture_output=True, text=True, env=env)
+    wall = time.perf_counter() - w0
+    k1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if proc.returncode != 0:
+        tail = (proc.stderr.strip().splitlines() or ["no output"])[-1]
+        raise RuntimeError(f"benchmark child failed (exit {proc.returncode}): {tail}")
+    cpu = (k1.ru_utime - k0.ru_utime) + (k1.ru_stime - k0.ru_stime)
+    return json.loads(proc.stdout.strip().splitlines()[-1]), cpu, wall
+
+
+_CHILD = "import sys; from coschedule.bench_batch import batch_child; batch_child(sys.argv)"
+
+
+def _case(name: str, spec: dict[str, Any], repeat: int) -> BatchRun:
+    best: dict[str, Any] = {}
+    cpu = wall = sim = float("inf")
+    peak = 0.0
+    for _ in range(repeat):
+        out, c, w = _run_child(["-c", _CHILD, json.dumps(spec)])
+        cpu, wall, sim = min(cpu, c), min(wall, w), min(sim, out["sim_cpu_s"])
+        peak = max(peak, out["peak_rss_mb"])
+        best = out
+    failures = spec.get("failures")
+    what = "none"
+    if failures:
+        what = (f"node MTBF {failures['node_mtbf'] / 3600:g} h, D {failures['downtime'] / 3600:g} h, "
+                f"C = R {failures['checkpoint_cost'] / 60:g} min, seed {failures['seed']}")
+    return BatchRun(name, best["workload"], best["jobs"], best["n_nodes"], spec["policy"], what, repeat,
+                    sim, cpu, wall, best["rss_before_mb"], peak, best["attempts"], best["failure_count"])
+
+
+# ------------------------------------------------------------------------------ AccaSim
+
+ACCASIM_CHILD = r"""
+import collections, collections.abc, json, resource, sys, time
+collections.Mapping = collections.abc.Mapping  # AccaSim 1.1.3 imports it; Python 3.10 removed it
+swf, config, results = sys.argv[1:4]
+from accasim.base.simulator_class import Simulator
+from accasim.base.scheduler_class import EASYBackfilling
+from accasim.base.allocator_class import FirstFit
+fmt = {"format": "{job_id};{start_time}",
+       "attributes": {"job_id": ("id", "str"), "start_time": ("start_time", "int")}}
+c0, k0 = time.process_time(), resource.getrusage(resource.RUSAGE_CHILDREN)
+sim = Simulator(swf, config, EASYBackfilling(FirstFit()), RESULTS_FOLDER_PATH=results,
+                show_statistics=False, SCHEDULE_OUTPUT=fmt, LOG_LEVEL="WARNING")
+sim.start_simulation()
+c1, k1 = time.process_time(), resource.getrusage(resource.RUSAGE_CHILDREN)
+print(json.dumps({"sim_cpu_s": c1 - c0,
+                  "children_cpu_s": k1.ru_utime - k0.ru_utime + k1.ru_stime - k0.ru_stime}))
+"""
+
+
+def accasim_status() -> str | None:
+    """None when AccaSim 1.1.3 can run here, else why not (without importing it)."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        v = version("accasim")
+    except PackageNotFoundError:
+        return "AccaSim is not installed (pip install 'coschedule-hpc[accasim]')"
+    if v != ACCASIM_VERSION:
+        return f"AccaSim {v} is installed; the benchmark drives {ACCASIM_VERSION}"
+    return None
+
+
+def run_accasim(workload: Workload, folder: str | Path) -> tuple[dict[str, float], dict[str, float], float, float]:
+    """Run AccaSim's EASY on ``workload`` in a fresh process, files in ``folder``; returns its
+    start time per job id, its measured CPU (``sim_cpu_s``, ``children_cpu_s``), and the whole
+    child's CPU and wall seconds."""
+    folder = Path(folder)
+    swf = folder / "workload.swf"
+    write_accasim_swf(workload, swf)
+    config = folder / "system.json"
+    config.write_text(json.dumps({"groups": {"g0": {"core": 1}}, "resources": {"g0": workload.n_nodes}}))
+    results = folder / "results"
+    out, cpu, wall = _run_child(["-c", ACCASIM_CHILD, str(swf), str(config), str(results)])
+    starts: dict[str, float] = {}
+    for line in (results / "sched-workload.swf").read_text().splitlines():
+        number, start = line.split(";")
+        starts[workload.ids[int(number) - 1]] = float(start)
+    if len(starts) != workload.n:
+        raise RuntimeError(f"AccaSim scheduled {len(starts)} of {workload.n} jobs")
+    return starts, out, cpu, wall
+
+
+def _starts_ours(workload: Workload, policy: str = "easy") -> dict[str, float]:
+    from .batch import run_batch
+
+    return dict(zip(workload.ids, run_batch(workload, policy).first_start.tolist()))
+
+
+def _accasim(progress: Callable[[str], None] | None) -> AccasimRun:
+    tiny = tiny_backfill_workload()
+    tiny_ours = _starts_ours(tiny)
+    why = accasim_status()
+    if why is not None:
+        return AccasimRun(f"{NOT_MEASURED}: {why}", tiny_ours=tiny_ours)
+    with tempfile.TemporaryDirectory(prefix="coschedule-accasim-") as tmp:
+        os.makedirs(Path(tmp) / "tiny")
+        tiny_acc = run_accasim(tiny, Path(tmp) / "tiny")[0]
+        kth = _case_workload({"trace": KTH})
+        if progress:
+            progress(f"AccaSim {ACCASIM_VERSION} EASY on KTH-SP2 ({kth.n:,} jobs) ...")
+        acc, out, cpu, wall = run_accasim(kth, tmp)
+    if progress:
+        progress("our EASY on KTH-SP2 for the start times ...")
+    ours = _starts_ours(kth)
+    a = np.array([acc[j] for j in kth.ids])
+    o = np.array([ours[j] for j in kth.ids])
+    d = a - o
+    diff = d[d != 0]
+    q = ({f"p{p}": float(np.percentile(diff, p)) for p in (0, 5, 25, 50, 75, 95, 100)} if diff.size else {})
+    return AccasimRun("measured", out["sim_cpu_s"], out["children_cpu_s"], cpu, wall, kth.n,
+                      int(diff.size), int(np.count_nonzero(d < 0)), int(np.count_nonzero(d > 0)), q,
+                      float(np.mean(o - kth.submit)), float(np.mean(a - kth.submit)), tiny_ours, tiny_acc)
+
+
+# ------------------------------------------------------------------------------ the benchmark
+
+def bench_batch(
+    cases: Sequence[str] = tuple(BATCH_CASES),
+    *,
+    accasim: bool = True,
+    repeat: int = 1,
+    progress: Callable[[str], None] | None = None,
+) -> BatchBench:
+    """Measure ``cases`` (names of :data:`BATCH_CASES`), each ``repeat`` times in fresh
+    processes, and, with ``accasim``, AccaSim against our EASY on KTH (module docstring). A warm-up
+    child first loads (or compiles) the numba kernels, so that no case pays a compilation."""
+    if repeat < 1:
+        raise ValueError(f"repeat must be >= 1, got {repeat}")
+    unknown = [c for c in cases if c not in BATCH_CASES]
+    if unknown:
+        from .errors import unknown_name
+
+        raise unknown_name("batch benchmark case", unknown[0], list(BATCH_CASES))
+    if progress:
+        progress("warm-up (numba kernels) ...")
+    for policy in ("easy", "conservative"):
+        _run_child(["-c", _CHILD, json.dumps({"trace": "tiny", "policy": policy})])
+    runs = []
+    for name in cases:
+        if progress:
+            progress(f"{name} ...")
+        runs.append(_case(name, BATCH_CASES[name], repeat))
+    acc = _accasim(progress) if accasim else AccasimRun(f"{NOT_MEASURED}: not asked (--no-accasim)",
+                                                        tiny_ours=_starts_ours(tiny_backfill_workload()))
+    return BatchBench(tuple(runs), acc, os.cpu_count() or 1)

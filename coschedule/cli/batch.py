@@ -1,0 +1,331 @@
+"""``coschedule batch``: one online run of a batch scheduler on nodes that fail ([Du2024]).
+
+Thin: read the workload (SWF or Batsim JSON) and the failures (a ``time,node`` file, drawn from
+a seed, or none), call :func:`coschedule.batch.run_batch`, check the run
+(:func:`coschedule.sim.validate.validate_run`), print its metrics
+(:func:`coschedule.sim.metrics.summarize`; text or ``--json``), write the per-attempt
+``jobs.csv`` (:func:`coschedule.sim.metrics.job_records`), the drawn failures and the Gantt chart
+on request.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import sys
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ..errors import CoscheduleError, InvalidInstance
+from ..sim.engine import SimulationResult
+from ..sim.failures import FailureTrace
+from ..sim.metrics import Summary
+from ..sim.workload import Workload
+from .common import SWF_SUFFIXES, Formatter, emit_json, positive_float, positive_int, write_figure
+
+__all__ = ["cmd_batch", "load_workload_arg", "nonnegative_float", "prune_fraction", "register", "time_window"]
+
+#: per-job flows are printed (text output) up to this many jobs; jobs.csv has them all
+MAX_PRINTED_JOBS = 20
+
+
+def nonnegative_float(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number >= 0, got {text!r}") from None
+    if not (value >= 0 and math.isfinite(value)):
+        raise argparse.ArgumentTypeError(f"expected a number >= 0, got {text}")
+    return value
+
+
+def time_window(text: str) -> tuple[float, float]:
+    """``START:END`` in seconds, ``0 <= START < END`` (the utilization window)."""
+    start, sep, end = text.partition(":")
+    try:
+        window = (float(start), float(end)) if sep else None
+    except ValueError:
+        window = None
+    if window is None or not (0 <= window[0] < window[1] and math.isfinite(window[1])):
+        raise argparse.ArgumentTypeError(f"expected START:END in seconds with 0 <= START < END, got {text!r}")
+    return window
+
+
+def prune_fraction(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not 0 <= value < 0.5:
+        raise argparse.ArgumentTypeError(f"expected a fraction in [0, 0.5), got {text!r}")
+    return value
+
+
+def _input_path(arg: str) -> str:
+    """An existing file, else a bundled one: an instance or trace name
+    (:func:`coschedule.data.instance_path`), or a path under ``instances/`` (``batch/toy.json``,
+    ``batch/toy-failures.csv``)."""
+    from ..data import instance_path, instances_dir
+
+    if Path(arg).exists():
+        return arg
+    found = instance_path(arg)
+    if found != arg:
+        return found
+    try:
+        bundled = instances_dir() / arg
+    except CoscheduleError:
+        return arg
+    return str(bundled) if bundled.is_file() else arg
+
+
+def _is_batsim(path: str) -> bool:
+    """A ``.json`` file, or a file whose first non-blank byte is ``{``; SWF otherwise."""
+    if path.lower().endswith(".json"):
+        return True
+    if path.lower().endswith(SWF_SUFFIXES) or path.lower().endswith(".gz"):
+        return False
+    try:
+        with open(path, "rb") as fh:
+            return fh.read(4096).lstrip()[:1] == b"{"
+    except OSError:
+        return False  # the reader reports it
+
+
+def load_workload_arg(arg: str, *, nodes: int | None = None) -> Workload:
+    """The workload a command was given: a Batsim JSON workload or an SWF trace (plain or gzip),
+    a file or a bundled name, on ``nodes`` nodes (default: the file's ``nb_res``, or the SWF
+    header's ``MaxProcs``/``MaxNodes``). Errors name the file (and the line or job)."""
+    from ..sim.workload import read_batsim, workload_from_swf
+
+    path = _input_path(arg)
+    if _is_batsim(path):
+        workload = read_batsim(path)
+        if nodes is None or nodes == workload.n_nodes:
+            return workload
+        try:
+            return Workload(workload.ids, workload.submit, workload.nodes, workload.walltime, workload.length,
+                            nodes, name=workload.name, dropped=workload.dropped)
+        except InvalidInstance as e:
+            raise InvalidInstance(f"{path}: {e} (--nodes {nodes})") from None
+    from ..swf import read_swf
+
+    trace = read_swf(path)
+    try:
+        return workload_from_swf(trace, n_nodes=nodes)
+    except InvalidInstance as e:
+        where = "" if str(e).startswith(str(trace.path)) else f"{trace.path}: "
+        raise InvalidInstance(f"{where}{e}") from None
+
+
+# ------------------------------------------------------------------------------ options
+
+
+def _check_options(args: argparse.Namespace) -> None:
+    """Options that mean nothing together are errors, not silently ignored."""
+    drawn = args.node_mtbf is not None and args.failures is None
+    failures = args.failures is not None or args.node_mtbf is not None
+    if args.seed is not None and not drawn:
+        raise CoscheduleError("--seed draws failures: it needs --node-mtbf without --failures")
+    if args.failures_out is not None and not drawn:
+        raise CoscheduleError("--failures-out writes drawn failures: it needs --node-mtbf without --failures")
+    if args.checkpoint_cost and args.node_mtbf is None:
+        raise CoscheduleError("--checkpoint-cost needs --node-mtbf (the Young/Daly period sqrt(2 mu_ind C / nodes))")
+    if args.failures is not None and args.node_mtbf is not None and not args.checkpoint_cost:
+        raise CoscheduleError("--node-mtbf with --failures only sets the checkpoint period: "
+                              "give --checkpoint-cost too, or leave --node-mtbf out")
+    if args.final_checkpoint and not args.checkpoint_cost:
+        raise CoscheduleError("--final-checkpoint needs --checkpoint-cost")
+    given_flags = (("--downtime", args.downtime is not None),
+                   ("--known-downtime" if args.knows_downtime else "--unknown-downtime", args.knows_downtime is not None))
+    for flag, given in given_flags:
+        if given and not failures:
+            raise CoscheduleError(f"{flag} applies to failures: give --failures FILE or --node-mtbf S")
+
+
+def _read_failures_arg(arg: str, n_nodes: int) -> FailureTrace:
+    from ..sim.failures import read_failures
+
+    return read_failures(_input_path(arg), n_nodes=n_nodes)
+
+
+def _write_drawn_failures(result: SimulationResult, args: argparse.Namespace) -> tuple[FailureTrace, float]:
+    """The failures the run drew, over a horizon at least twice the run's (drawn a day at a time
+    from the same seed, they are the run's failures, and more after it), written to
+    ``--failures-out``; so that ``--failures FILE`` replays them for any policy."""
+    from ..batch import failure_horizon
+    from ..sim.failures import poisson_failures, write_failures
+
+    horizon = max(failure_horizon(result.workload, result.checkpointing), 2.0 * result.horizon)
+    trace = poisson_failures(result.workload.n_nodes, node_mtbf=args.node_mtbf, horizon=horizon,
+                             downtime=result.downtime, seed=args.seed)
+    write_failures(trace, args.failures_out)
+    return trace, horizon
+
+
+# ------------------------------------------------------------------------------ outputs
+
+
+def _describe_failures(args: argparse.Namespace, result: SimulationResult) -> str:
+    if args.failures is not None:
+        how = f"from {args.failures}"
+    elif args.node_mtbf is not None:
+        how = f"drawn with node MTBF {args.node_mtbf:g} s, seed {args.seed}"
+    else:
+        return "no failures"
+    return f"failures {how}, downtime {result.downtime:g} s"
+
+
+def _describe_checkpointing(result: SimulationResult) -> str:
+    ck = result.checkpointing
+    if not ck.enabled:
+        return "no checkpointing" + (f", recovery {ck.R:g} s" if ck.R else "")
+    final = ", final checkpoint" if ck.final_checkpoint else ""
+    return f"checkpoints C = {ck.cost:g} s, R = {ck.R:g} s (Young/Daly periods{final})"
+
+
+def _print_text(result: SimulationResult, args: argparse.Namespace, summary: Summary) -> None:
+    w = result.workload
+    dropped = f" ({w.dropped} dropped)" if w.dropped else ""
+    print(f"workload {w.name}: {w.n} jobs on {w.n_nodes} nodes{dropped}; {_describe_failures(args, result)}; "
+          f"{_describe_checkpointing(result)}")
+    if 0 < w.n <= MAX_PRINTED_JOBS:
+        width = max(3, *(len(i) for i in w.ids))
+        print(f"{'job':<{width}}  nodes  submit  start    end   flow  attempts")
+        attempts = np.bincount([a.job for a in result.attempts], minlength=w.n)
+        for k, jid in enumerate(w.ids):
+            print(f"{jid:<{width}}  {w.nodes[k]:>5}  {w.submit[k]:>6g}  {result.first_start[k]:>5g}  "
+                  f"{result.completion[k]:>5g}  {result.flow[k]:>5g}  {attempts[k]:>8}")
+    print(f"makespan {float(result.completion.max()):.10g} s")
+    print(summary.table())
+
+
+def cmd_batch(args: argparse.Namespace) -> int:
+    from ..batch import make_policy, run_batch
+    from ..sim.metrics import summarize
+    from ..sim.validate import validate_run
+
+    _check_options(args)
+    make_policy(args.policy)  # an unknown name fails before the workload is read
+    if args.plot:
+        from ..plot import new_figure
+
+        new_figure()  # no matplotlib: one line now, not after the run
+    if args.node_mtbf is not None and args.failures is None and args.seed is None:
+        args.seed = 0
+    workload = load_workload_arg(args.workload, nodes=args.nodes)
+    if workload.n == 0:
+        raise InvalidInstance(f"{args.workload}: no job to run (every job was dropped: run time or size unknown)")
+    failures = None if args.failures is None else _read_failures_arg(args.failures, workload.n_nodes)
+    result = run_batch(
+        workload, args.policy, failures=failures, node_mtbf=args.node_mtbf, seed=args.seed,
+        downtime=args.downtime or 0.0, checkpoint_cost=args.checkpoint_cost or 0.0,
+        recovery_cost=args.recovery_cost, final_checkpoint=args.final_checkpoint,
+        knows_downtime=bool(args.knows_downtime),
+    )
+    validate_run(result, failures=failures)
+    summary = summarize(result, prune=args.prune, window=args.window)
+    outputs: dict[str, Any] = {}
+    if args.output:
+        from ..sim.jobs_csv import write_jobs_csv
+        from ..sim.metrics import job_records
+
+        rows = write_jobs_csv(job_records(result), args.output)
+        outputs["jobs_csv"] = args.output
+        print(f"wrote {args.output}: {rows} rows, one per attempt", file=sys.stderr)
+    if args.failures_out:
+        trace, horizon = _write_drawn_failures(result, args)
+        outputs["failures"] = args.failures_out
+        print(f"wrote {args.failures_out}: {len(trace)} failures over [0, {horizon:.6g}) s", file=sys.stderr)
+    if args.plot:
+        from ..plot import plot_batch_run
+
+        outputs["gantt"] = [str(p) for p in write_figure(plot_batch_run(result), args.plot)]
+    if args.json:
+        ck = result.checkpointing
+        emit_json({
+            "workload": workload.name, "jobs": workload.n, "nodes": workload.n_nodes, "dropped": workload.dropped,
+            "policy": args.policy, "knows_downtime": bool(args.knows_downtime),
+            "failures": {"file": args.failures, "node_mtbf": args.node_mtbf, "seed": args.seed,
+                         "downtime": result.downtime},
+            "checkpointing": {"cost": ck.cost, "recovery": ck.R, "final_checkpoint": ck.final_checkpoint},
+            "makespan": float(result.completion.max()),
+            "summary": summary.to_dict(),
+            "flows": dict(zip(workload.ids, result.flow.tolist())),
+            "outputs": outputs,
+        })
+    else:
+        _print_text(result, args, summary)
+    return 0
+
+
+def register(sub: Any) -> None:
+    p = sub.add_parser(
+        "batch", formatter_class=Formatter,
+        help="simulate a batch scheduler (FCFS, EASY, conservative) on a workload with node failures",
+        description="Simulate one online batch scheduler on a workload whose jobs arrive over time, "
+        "on nodes that fail ([Du2024]): a failure interrupts the job on its node, which is down for "
+        "the downtime; the job restarts from its last checkpoint (from scratch without "
+        "checkpointing) at once when a free node can replace the failed one, else it waits with the "
+        "highest priority. Prints the metrics of [Du2024] §5.3: flows (max, mean, weighted by "
+        "nodes; overall and per size class), waits, bounded slowdowns, the utilization split into "
+        "useful work, checkpoints, recoveries, lost work, downtime and idle time, failures and restarts. "
+        "WORKLOAD is an SWF trace (.swf, .swf.gz) or a Batsim JSON workload, a file or a bundled "
+        "name. No failure option: a failure-free run. Times are in seconds. The model and the worked "
+        "toy example of [Du2024] §3: `coschedule docs batch`.",
+        epilog="examples:\n"
+        "  coschedule batch batch/toy.json --policy conservative --failures batch/toy-failures.csv --downtime 5\n"
+        "  coschedule batch batch/toy.json --policy easy --gantt toy.png -o jobs.csv\n"
+        "  coschedule batch KTH-SP2-1996-2.1-cln --policy easy --node-mtbf 2e6 --seed 1 --downtime 3600 \\\n"
+        "      --checkpoint-cost 300 --failures-out f.csv\n"
+        "  coschedule batch KTH-SP2-1996-2.1-cln --policy fcfs --failures f.csv --downtime 3600 \\\n"
+        "      --node-mtbf 2e6 --checkpoint-cost 300   # the same failures, another policy\n",
+    )
+    p.add_argument("workload", metavar="WORKLOAD", help="an SWF trace (.swf, .swf.gz), a Batsim JSON workload, or a bundled name")
+    p.add_argument("--policy", required=True, metavar="NAME",
+                   help="fcfs, easy (EASY backfilling), conservative (conservative backfilling; alias baseline)")
+    p.add_argument("--nodes", type=positive_int, default=None, metavar="N",
+                   help="platform size N (default: the workload's nb_res, or the SWF header's MaxProcs, "
+                   "else MaxNodes)")
+    g = p.add_argument_group("failures (none given: failure-free)")
+    g.add_argument("--failures", metavar="FILE", default=None,
+                   help="a time,node CSV file of failures (`coschedule docs formats`), or a bundled one")
+    g.add_argument("--node-mtbf", type=positive_float, default=None, metavar="S",
+                   help="MTBF of one node, seconds: per-node Poisson failures drawn from --seed (with "
+                   "--failures, it only sets the checkpoint period)")
+    g.add_argument("--seed", type=int, default=None, metavar="K", help="seed of the drawn failures (default 0)")
+    g.add_argument("--downtime", type=nonnegative_float, default=None, metavar="S",
+                   help="a failed node is down for S seconds (default 0: it stays up)")
+    known = g.add_mutually_exclusive_group()
+    known.add_argument("--known-downtime", dest="knows_downtime", action="store_true", default=None,
+                       help="the scheduler knows when a down node comes back and plans with it")
+    known.add_argument("--unknown-downtime", dest="knows_downtime", action="store_false", default=None,
+                       help="a down node is out of the platform until it is back (the default, as the "
+                       "paper's batsched)")
+    g.add_argument("--failures-out", metavar="FILE", default=None,
+                   help="write the drawn failures (time,node CSV), for --failures in other runs")
+    g = p.add_argument_group("checkpointing (none given: a failed job restarts from scratch)")
+    g.add_argument("--checkpoint-cost", type=nonnegative_float, default=None, metavar="C",
+                   help="checkpoint cost C seconds: jobs checkpoint every Young/Daly period sqrt(2 mu_ind C / "
+                   "nodes) of work (needs --node-mtbf); the paper's campaigns use 300")
+    g.add_argument("--recovery-cost", type=nonnegative_float, default=None, metavar="R",
+                   help="a restarted job first recovers for R seconds (default: C, 0 without checkpointing)")
+    g.add_argument("--final-checkpoint", action="store_true",
+                   help="checkpoint at the end of each started period, the last one too (eq. (1) as printed); "
+                   "default: only when more work follows (§6.1)")
+    g = p.add_argument_group("metrics and output")
+    g.add_argument("--prune", type=prune_fraction, default=0.0, metavar="F",
+                   help="leave out the first and the last fraction F of the jobs (by submission) from the flow, "
+                   "wait and slowdown statistics (default 0; the paper: 0.2)")
+    g.add_argument("--window", type=time_window, default=None, metavar="START:END",
+                   help="measure the utilization over [START, END) seconds (default: the whole run; the paper: "
+                   "864000:2592000, days 11 to 30)")
+    g.add_argument("-o", "--output", metavar="FILE", default=None,
+                   help="write Batsim's jobs.csv here, one row per attempt (J, J#1, ... for reruns)")
+    g.add_argument("--plot", "--gantt", metavar="FILE", dest="plot", default=None,
+                   help="draw the run (nodes x time) to FILE: the suffix picks the format (.png, .svg, .pdf); "
+                   "needs matplotlib")
+    g.add_argument("--json", action="store_true", help="machine-readable output")
+    p.set_defaults(func=cmd_batch)

@@ -1,0 +1,103 @@
+"""``coschedule bench batch``: our side of the tiny backfilling case, the file AccaSim reads, the
+measurements of a case in a fresh process, and "not measured" wherever AccaSim did not run.
+
+AccaSim itself is not run here (an optional extra; the benchmark runs it): no test is skipped
+for want of it."""
+
+from __future__ import annotations
+
+import importlib.metadata
+import json
+
+import numpy as np
+import pytest
+
+from coschedule import bench_batch as bb
+from coschedule.batch import run_batch
+from coschedule.cli import main
+from coschedule.sim import Workload
+
+
+@pytest.mark.parametrize("policy", ["easy", "conservative", "fcfs"])
+def test_tiny_case_textbook_easy(policy):
+    """B (the whole machine) gets the nodes when A ends at 100; C, 1000 s long, would still run
+    then, so it is not backfilled at 2 (AccaSim 1.1.3 backfills it and starts B at 1002)."""
+    w = bb.tiny_backfill_workload()
+    r = run_batch(w, policy)
+    assert dict(zip(w.ids, r.first_start.tolist())) == {"A": 0.0, "B": 100.0, "C": 200.0}
+
+
+def test_tiny_case_short_c_is_backfilled():
+    """The same case with C ending by B's reservation (2 + 98 = 100): EASY backfills it at 2."""
+    w = bb.tiny_backfill_workload()
+    short = Workload(w.ids, w.submit, w.nodes, np.array([100.0, 100.0, 98.0]), np.array([100.0, 100.0, 98.0]),
+                     w.n_nodes)
+    r = run_batch(short, "easy")
+    assert r.first_start.tolist() == [0.0, 100.0, 2.0]
+
+
+def test_accasim_swf(tmp_path):
+    w = Workload(("7", "x"), [0.0, 5.0], [3, 1], [120.0, 60.0], [100.0, 60.0], 4)
+    path = tmp_path / "w.swf"
+    bb.write_accasim_swf(w, path)
+    text = path.read_text()
+    assert text.endswith("\n") and not text.startswith(";")
+    rows = [line.split() for line in text.splitlines()]
+    assert [len(r) for r in rows] == [18, 18]
+    assert rows[0][:11] == ["1", "0", "-1", "100", "3", "-1", "-1", "3", "120", "-1", "1"]
+    assert rows[1][:9] == ["2", "5", "-1", "60", "1", "-1", "-1", "1", "60"]
+    with pytest.raises(ValueError, match="whole seconds"):
+        bb.write_accasim_swf(Workload(("a",), [0.5], [1], [2.0], [1.0], 2), path)
+
+
+def test_accasim_status(monkeypatch):
+    def missing(name):
+        raise importlib.metadata.PackageNotFoundError(name)
+
+    monkeypatch.setattr(importlib.metadata, "version", missing)
+    assert "not installed" in bb.accasim_status()
+    monkeypatch.setattr(importlib.metadata, "version", lambda name: "1.0")
+    assert "1.0" in bb.accasim_status()
+    monkeypatch.setattr(importlib.metadata, "version", lambda name: bb.ACCASIM_VERSION)
+    assert bb.accasim_status() is None
+
+
+def test_ratios_only_from_measurements():
+    run = bb.BatchRun("kth-easy", "KTH", 10, 100, "easy", "none", 1, 0.5, 1.0, 1.5, 100.0, 110.0, 10, 0)
+    measured = bb.AccasimRun("measured", sim_cpu_s=20.0, children_cpu_s=5.0, whole_cpu_s=30.0, whole_wall_s=40.0)
+    ratios = bb.BatchBench((run,), measured, 2).ratios()
+    assert ratios["sim_vs_easy"] == pytest.approx(50.0) and ratios["whole_vs_easy"] == pytest.approx(30.0)
+    assert ratios["sim_vs_conservative"] is None  # that case was not run
+    assert all(v is None for v in bb.BatchBench((run,), bb.AccasimRun("not measured: x"), 2).ratios().values())
+
+
+@pytest.fixture
+def tiny_cases(monkeypatch):
+    monkeypatch.setitem(bb.BATCH_CASES, "tiny-easy", {"trace": "tiny", "policy": "easy"})
+
+
+def test_bench_measures_a_case_in_a_fresh_process(tiny_cases):
+    bench = bb.bench_batch(["tiny-easy"], accasim=False, repeat=2)
+    (run,) = bench.runs
+    assert (run.case, run.jobs, run.n_nodes, run.policy, run.repeat) == ("tiny-easy", 3, 4, "easy", 2)
+    assert run.attempts == 3 and run.failure_count == 0 and run.failures == "none"
+    assert 0 < run.sim_cpu_s < run.whole_cpu_s and run.whole_wall_s > 0
+    assert 0 < run.rss_before_mb <= run.peak_rss_mb
+    assert bench.accasim.status.startswith("not measured")
+    assert bench.accasim.tiny_ours == {"A": 0.0, "B": 100.0, "C": 200.0} and bench.accasim.tiny_accasim is None
+    with pytest.raises(ValueError, match="kth-easy"):
+        bb.bench_batch(["kth-eas"])
+
+
+def test_cli_prints_not_measured(tiny_cases, capsys):
+    assert main(["bench", "batch", "--cases", "tiny-easy", "--no-accasim"]) == 0
+    out = capsys.readouterr().out
+    assert "tiny-easy" in out and "3" in out
+    assert "its CPU, and its CPU against ours: not measured" in out
+    assert "start times vs our EASY: not measured" in out
+    assert "our EASY starts A 0, B 100, C 200; AccaSim not measured" in out
+    assert main(["bench", "batch", "--cases", "tiny-easy", "--no-accasim", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)["batch"]
+    assert data["runs"][0]["case"] == "tiny-easy" and data["accasim"]["cpu_s"] is None
+    assert data["ratios"] == {"sim_vs_easy": None, "whole_vs_easy": None, "sim_vs_conservative": None,
+                              "whole_vs_conservative": None}
