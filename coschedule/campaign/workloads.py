@@ -8,10 +8,10 @@ job's submission), then at most ``jobs`` of them; the slice's submission times s
 shift changes no flow).
 
 Synthetic workloads (``kind = "synthetic"``) come from :data:`WORKLOAD_GENERATORS`: a name ->
-``generator(rng, **params) -> Workload`` registry, filled with
-:func:`register_workload_generator` (the Mira-like and Intrepid-like month generators register
-there when they exist). Set ``k`` of a source is drawn from
-``SeedSequence((campaign seed, crc32(source name), k))``.
+``generator(rng, **params) -> Workload`` registry, with the months of
+:mod:`coschedule.sim.synthetic` (``mira-like``, ``params = { month = "2017-06" }`` or
+``"2018-03"``; ``intrepid-like``) and whatever :func:`register_workload_generator` adds. Set ``k``
+of a source is drawn from ``SeedSequence((campaign seed, crc32(source name), k))``.
 """
 
 from __future__ import annotations
@@ -45,8 +45,22 @@ __all__ = [
 
 DAY = 86400.0
 
+def _mira_like(rng: np.random.Generator, *, month: str = "2017-06") -> Workload:
+    """:func:`coschedule.sim.synthetic.mira_like` (imported when used: coschedule.sim loads numba)."""
+    from coschedule.sim.synthetic import mira_like
+
+    return mira_like(month, seed=rng)
+
+
+def _intrepid_like(rng: np.random.Generator) -> Workload:
+    """:func:`coschedule.sim.synthetic.intrepid_like`."""
+    from coschedule.sim.synthetic import intrepid_like
+
+    return intrepid_like(seed=rng)
+
+
 #: name -> synthetic workload generator ``fn(rng: numpy.random.Generator, **params) -> Workload``
-WORKLOAD_GENERATORS: dict[str, Callable[..., Workload]] = {}
+WORKLOAD_GENERATORS: dict[str, Callable[..., Workload]] = {"mira-like": _mira_like, "intrepid-like": _intrepid_like}
 
 
 def register_workload_generator(name: str, generator: Callable[..., Workload]) -> None:

@@ -331,6 +331,26 @@ def test_synthetic_source_resolves_a_registered_generator(tmp_path, monkeypatch)
     assert loaded.n_cells() == 3 and next(loaded.workloads()).workload.n_nodes == 8
 
 
+def test_the_months_of_sim_synthetic_are_registered(tmp_path):
+    """``mira-like`` and ``intrepid-like`` are coschedule.sim.synthetic's months, drawn from the
+    source's seed; a slice of one runs as any workload."""
+    from coschedule.sim.synthetic import intrepid_like, mira_like
+
+    src = SyntheticWorkload(generator="mira-like", params={"month": "2018-03"}, jobs=150)
+    ref = next(src.workloads(9))
+    rng = np.random.Generator(np.random.PCG64(np.random.SeedSequence([9, zlib.crc32(b"mira-like"), 0])))
+    assert ref.key == "synthetic:mira-like#0" and ref.workload == slice_workload(mira_like("2018-03", seed=rng), jobs=150)
+    assert ref.workload.n_nodes == 49152
+    rng = np.random.Generator(np.random.PCG64(np.random.SeedSequence([9, zlib.crc32(b"intrepid-like"), 0])))
+    assert next(SyntheticWorkload(generator="intrepid-like").workloads(9)).workload == intrepid_like(seed=rng)
+    with pytest.raises(CampaignError, match=r"generator 'mira-like': unknown Mira month '1999-01'"):
+        next(SyntheticWorkload(generator="mira-like", params={"month": "1999-01"}).workloads(0))
+    db = tmp_path / "mira.sqlite"
+    spec = BatchSpec(sources=(src,), policies=("easy",), seed=9)
+    assert run_campaign(spec, str(db), workers=1).computed == 1
+    assert numbers(db)["synthetic:mira-like#0|easy|mtbf=none"]["jobs"] == 150
+
+
 # ------------------------------------------------------------------------------ TOML specs
 
 
