@@ -2,10 +2,16 @@
 
 ``coschedule simulate`` and ``coschedule report`` are thin layers over this package:
 
-* :mod:`.spec` -- :class:`CampaignSpec` (TOML or flags), its lazily generated cells and their
-  seeds;
-* :mod:`.sources` -- where the instances come from (synthetic job sets of §5.1, instance files,
-  day-sets of SWF traces);
+* :mod:`.simulators` -- the simulators a spec's ``simulator`` key names: ``rigid`` (the default)
+  and ``batch``; the engine reaches each through this registry;
+* :mod:`.spec` -- :class:`CampaignSpec` (TOML or flags), the rigid simulator's grid, its lazily
+  generated cells and their seeds;
+* :mod:`.sources` -- where the rigid instances come from (synthetic job sets of §5.1, instance
+  files, day-sets of SWF traces);
+* :mod:`.batch` -- :class:`BatchSpec`, the batch simulator's grid (workloads x policies x
+  failure settings x seeds, one :func:`~coschedule.batch.run_batch` per cell), its seeds and
+  result columns; :mod:`.workloads` its workload sources (SWF, Batsim JSON, registered synthetic
+  generators); :mod:`.batch_report` its summaries;
 * :mod:`.store` -- the SQLite results file, one committed row per cell, resumable;
 * :mod:`.run` -- :func:`run_campaign` on local processes or a Dask cluster, with a progress bar;
 * :mod:`.report` -- summary tables, CSV/JSON export and the paper's figures.
@@ -17,6 +23,8 @@
 8
 """
 
+from .batch import BatchCell, BatchSpec, batch_metrics
+from .batch_report import BatchGroup, format_batch_markdown, format_batch_tables, summarize_batch
 from .report import (
     Group,
     export_csv,
@@ -29,6 +37,7 @@ from .report import (
     summarize,
 )
 from .run import Progress, RunSummary, run_campaign, simulate_cell
+from .simulators import SIMULATORS, Simulator, get_simulator
 from .spec import (
     CampaignError,
     CampaignSpec,
@@ -42,8 +51,21 @@ from .spec import (
     spec_from_dict,
 )
 from .store import ResultStore
+from .workloads import (
+    WORKLOAD_GENERATORS,
+    BatsimWorkload,
+    SwfWorkload,
+    SyntheticWorkload,
+    register_workload_generator,
+)
 
 __all__ = [
+    "SIMULATORS",
+    "WORKLOAD_GENERATORS",
+    "BatchCell",
+    "BatchGroup",
+    "BatchSpec",
+    "BatsimWorkload",
     "CampaignError",
     "CampaignSpec",
     "Cell",
@@ -53,19 +75,28 @@ __all__ = [
     "Progress",
     "ResultStore",
     "RunSummary",
+    "Simulator",
+    "SwfWorkload",
     "SyntheticSource",
+    "SyntheticWorkload",
     "TraceSource",
+    "batch_metrics",
     "export_csv",
     "export_json",
+    "format_batch_markdown",
+    "format_batch_tables",
     "format_markdown",
     "format_tables",
+    "get_simulator",
     "groups_to_dataframe",
     "load_spec",
     "parse_values",
     "plot_groups",
     "plot_side_by_side",
+    "register_workload_generator",
     "run_campaign",
     "simulate_cell",
     "spec_from_dict",
     "summarize",
+    "summarize_batch",
 ]

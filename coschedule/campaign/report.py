@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
-from .store import COLUMNS, ResultStore, require_pandas
+from .store import ResultStore, require_pandas
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -306,12 +306,14 @@ def groups_to_dataframe(groups: Sequence[Group]) -> Any:
 
 
 def export_csv(store: ResultStore, out: TextIO) -> int:
-    """Every cell's row (no arrays) as CSV with a header; returns the number of rows."""
+    """Every cell's row (its scalar columns: :data:`~coschedule.campaign.store.COLUMNS` for a
+    rigid campaign; no arrays, no JSON) as CSV with a header; returns the number of rows."""
     w = csv.writer(out, lineterminator="\n")
-    w.writerow(COLUMNS)
+    columns = store.columns
+    w.writerow(columns)
     k = 0
     for row in store.rows():
-        w.writerow([_csv_value(row[c]) for c in COLUMNS])
+        w.writerow([_csv_value(row[c]) for c in columns])
         k += 1
     return k
 

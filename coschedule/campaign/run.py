@@ -4,6 +4,8 @@ The main process walks the grid lazily (:meth:`CampaignSpec.cells`), skips the c
 the database, keeps a bounded number of cells in flight, and writes each result as it arrives.
 A cell's numbers depend only on the cell (its seeds are derived from its values), so the
 backend, the number of workers and the completion order change nothing but the wall time.
+The same holds for every simulator: a worker runs :func:`simulate_cell`, which hands the cell to
+the simulator it belongs to (:mod:`.simulators`).
 """
 
 from __future__ import annotations
@@ -23,11 +25,12 @@ import numpy as np
 
 from coschedule.errors import SolverUnavailable
 
-from .progress import Progress, campaign_costs, total_cost
+from .progress import Progress, total_cost
 from .spec import CampaignSpec, Cell
 from .store import ResultStore
 
-__all__ = ["HAVE_NUMBA", "NO_NUMBA_NOTE", "Progress", "RunSummary", "cell_inputs", "run_campaign", "simulate_cell"]
+__all__ = ["HAVE_NUMBA", "NO_NUMBA_NOTE", "Progress", "RunSummary", "cell_inputs", "run_campaign", "simulate_cell",
+           "simulate_rigid_cell"]
 
 
 #: how long ``--dask ADDRESS`` waits for the scheduler before giving up
@@ -58,8 +61,15 @@ def cell_inputs(cell: Cell) -> tuple[Any, np.ndarray, np.random.Generator]:
     return inst, failures, prio_rng
 
 
-def simulate_cell(cell: Cell, backend: str = "auto") -> dict[str, Any]:
-    """Simulate one cell on its ``N`` scenarios; the row the store keeps."""
+def simulate_cell(cell: Any, backend: str = "auto") -> dict[str, Any]:
+    """Simulate one cell of any simulator (its ``simulator`` attribute); the row the store keeps."""
+    from .simulators import get_simulator
+
+    return get_simulator(cell.simulator).simulate(cell, backend)
+
+
+def simulate_rigid_cell(cell: Cell, backend: str = "auto") -> dict[str, Any]:
+    """Simulate one rigid cell on its ``N`` scenarios; the row the store keeps."""
     from coschedule.heuristics.fast import makespans
     from coschedule.rigid import lower_bounds
 
@@ -114,7 +124,7 @@ class RunSummary:
         return dict(self.__dict__)
 
 
-def _todo(spec: CampaignSpec, done: set[str], skipped: list[int]) -> Iterator[Cell]:
+def _todo(spec: Any, done: set[str], skipped: list[int]) -> Iterator[Any]:
     for cell in spec.cells():
         if cell.id in done:
             skipped[0] += 1
@@ -123,7 +133,7 @@ def _todo(spec: CampaignSpec, done: set[str], skipped: list[int]) -> Iterator[Ce
 
 
 def run_campaign(
-    spec: CampaignSpec,
+    spec: CampaignSpec | Any,
     db: str,
     *,
     workers: int | None = None,
@@ -139,6 +149,9 @@ def run_campaign(
 
     Parameters
     ----------
+    spec
+        A campaign spec of any simulator: a :class:`CampaignSpec` (rigid) or a
+        :class:`~coschedule.campaign.batch.BatchSpec`.
     workers
         Local worker processes (default: every core); 1 runs the cells in this process.
     dask
@@ -150,7 +163,8 @@ def run_campaign(
         codes); the ETA is weighted by each cell's estimated cost
         (:func:`coschedule.campaign.progress.cell_cost`).
     backend
-        Passed to :func:`coschedule.heuristics.fast.makespans` (the numbers do not depend on it).
+        Rigid campaigns: passed to :func:`coschedule.heuristics.fast.makespans` (the numbers do
+        not depend on it).
     max_cells
         Stop after computing this many cells (the rest stays for a later run; for tests).
     """
@@ -165,17 +179,21 @@ def run_campaign(
             client.close()
 
 
-def _run(spec: CampaignSpec, db: str, client: Any, workers: int | None, show: dict[str, Any], backend: str,
+def _run(spec: Any, db: str, client: Any, workers: int | None, show: dict[str, Any], backend: str,
          on_row: Callable[[dict[str, Any]], None] | None, max_cells: int | None) -> RunSummary:
+    from .simulators import get_simulator
+
     with ResultStore.create_or_resume(db, spec) as store:
         total = spec.n_cells()
         done_ids = set(store.ids())
-        costs = campaign_costs(spec, numba=HAVE_NUMBA and backend != "reference") if show["mode"] != "off" else {}
+        costs: dict[str, float] = {}
+        if show["mode"] != "off":
+            costs = get_simulator(spec.simulator).costs(spec, HAVE_NUMBA and backend != "reference") or {}
         bar = Progress(total, sum(costs.values()) if costs else None, done=len(done_ids),
                        done_cost=total_cost(costs, done_ids) if costs else None,
                        label=f"simulate {spec.name}", **show)
         skipped = [0]
-        todo: Iterator[Cell] = _todo(spec, done_ids, skipped)
+        todo: Iterator[Any] = _todo(spec, done_ids, skipped)
         if max_cells is not None:
             todo = _take(todo, max_cells)
         computed = [0]
@@ -205,12 +223,12 @@ def _run(spec: CampaignSpec, db: str, client: Any, workers: int | None, show: di
                           *_peak_rss_mb())
 
 
-def _take(it: Iterator[Cell], k: int) -> Iterator[Cell]:
+def _take(it: Iterator[Any], k: int) -> Iterator[Any]:
     """The next ``k`` cells of ``it``, pulling no more than ``k`` from it."""
     return itertools.islice(it, k)
 
 
-def _run_pool(todo: Iterator[Cell], workers: int, backend: str, record: Callable[[dict[str, Any]], None]) -> None:
+def _run_pool(todo: Iterator[Any], workers: int, backend: str, record: Callable[[dict[str, Any]], None]) -> None:
     import multiprocessing as mp
 
     limit = 2 * workers + 2  # cells in flight: enough to keep every worker busy, few to lose
@@ -288,7 +306,7 @@ def _dask_client(dask: str | Any) -> Any:
         raise SolverUnavailable(f"cannot reach the Dask scheduler at {dask}: {e}") from None
 
 
-def _run_dask(todo: Iterator[Cell], client: Any, backend: str, record: Callable[[dict[str, Any]], None]) -> int:
+def _run_dask(todo: Iterator[Any], client: Any, backend: str, record: Callable[[dict[str, Any]], None]) -> int:
     from distributed import as_completed
 
     nworkers = max(1, sum(w.get("nthreads", 1) for w in client.scheduler_info()["workers"].values()))

@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from coschedule.errors import CoscheduleError, FormatError, InvalidInstance
+from coschedule.errors import CoscheduleError, FormatError, InvalidInstance, unknown_name
 from coschedule.rigid import RigidInstance
 
 __all__ = [
@@ -195,12 +195,7 @@ class TraceSource:
     def file(self) -> Path:
         """The SWF file of ``path`` (:func:`coschedule.data.find_trace`); not found, an error
         that names the spec file, the key and every place looked."""
-        from coschedule.data import find_trace
-
-        try:
-            return find_trace(self.path, base=self.base, traces_dir=self.traces_dir)
-        except FormatError as e:
-            raise CampaignError(f"{self.where or f'source {self.name!r}'}: path = {self.path!r}: {e}") from None
+        return locate_trace(self.path, self.base, self.traces_dir, self.where or f"source {self.name!r}")
 
     def check(self) -> None:
         if self.min_jobs < 1 or self.first_day < 0 or (self.days is not None and self.days < 1):
@@ -245,20 +240,77 @@ def _kind_name(kinds: type | tuple[type, ...]) -> str:
                         bool: "true or false", dict: "a table"}.get(k, k.__name__) for k in ks)
 
 
-def _source_from_dict(obj: Any, where: str, base: Path, traces_dir: str | None = None) -> Source:
+def canonical_names(values: Sequence[Any], valid: Sequence[str], kind: str, fold: Any = str.lower) -> list[str]:
+    """``values`` as the registry spells them (``fold``: ``str.lower`` or ``str.upper``); an
+    unknown one raises :class:`CampaignError` listing the ``valid`` names."""
+    out = []
+    for v in values:
+        if not isinstance(v, str) or fold(v) not in valid:
+            raise CampaignError(str(unknown_name(kind, str(v), valid)))
+        out.append(fold(v))
+    return out
+
+
+def table_kwargs(data: dict[str, Any], where: str, known: set[str], lists: Sequence[str],
+                 scalars: Sequence[tuple[str, type | tuple[type, ...]]], *, what: str = "") -> dict[str, Any]:
+    """The keyword arguments of a spec from its TOML table: an unknown key is an error listing
+    ``known``; each of ``lists`` is a list (a bare value becomes a list of one) made a tuple; each
+    of ``scalars`` has its type; ``[[source]]`` tables come back raw under ``"source"``."""
+    extra = set(data) - known
+    if extra:
+        raise CampaignError(f"{where}: unknown key {min(extra)!r}{what}; valid: {', '.join(sorted(known))}")
+    kw: dict[str, Any] = {}
+    for key in lists:
+        if key in data:
+            val = data[key]
+            if isinstance(val, (int, float, str)) and not isinstance(val, bool):
+                val = [val]
+            if not isinstance(val, list):
+                raise CampaignError(f"{where}: {key} must be a list")
+            kw[key] = tuple(val)
+    for key, kind in scalars:
+        if key in data:
+            kw[key] = _expect(data, key, kind, where)
+    srcs = data.get("source", [])
+    if isinstance(srcs, dict):
+        srcs = [srcs]
+    if not isinstance(srcs, list):
+        raise CampaignError(f"{where}: source must be an array of tables ([[source]])")
+    kw["source"] = srcs
+    return kw
+
+
+def locate_trace(path: str, base: str, traces_dir: str | None, where: str) -> Path:
+    """The SWF file of ``path`` (:func:`coschedule.data.find_trace`); not found, an error that
+    names ``where`` (the spec file and the source), the key and every place looked."""
+    from coschedule.data import find_trace
+
+    try:
+        return find_trace(path, base=base, traces_dir=traces_dir)
+    except FormatError as e:
+        raise CampaignError(f"{where}: path = {path!r}: {e}") from None
+
+
+def source_kind(obj: Any, where: str, allowed: dict[str, set[str]], what: str = "") -> str:
+    """The ``kind`` of a ``[[source]]`` table, once it is a table of a known kind (``allowed``:
+    kind -> its keys) with no other key; else :class:`CampaignError`."""
     if not isinstance(obj, dict):
         raise CampaignError(f"{where}: a source must be a table")
     kind = obj.get("kind")
-    allowed = {
+    if kind not in allowed:
+        raise CampaignError(f"{where}: kind must be one of {', '.join(allowed)}; got {kind!r}")
+    extra = set(obj) - allowed[kind]
+    if extra:
+        raise CampaignError(f"{where}: unknown key {min(extra)!r} for a {kind} source{what}")
+    return str(kind)
+
+
+def _source_from_dict(obj: Any, where: str, base: Path, traces_dir: str | None = None) -> Source:
+    kind = source_kind(obj, where, {
         "synthetic": {"kind", "name", "sets", "n", "procs", "times", "P"},
         "files": {"kind", "name", "paths"},
         "swf": {"kind", "name", "path", "days", "first_day", "min_jobs", "P", "max_area_ratio"},
-    }
-    if kind not in allowed:
-        raise CampaignError(f"{where}: kind must be one of synthetic, files, swf; got {kind!r}")
-    extra = set(obj) - allowed[kind]
-    if extra:
-        raise CampaignError(f"{where}: unknown key {min(extra)!r} for a {kind} source")
+    })
     kw: dict[str, Any] = {}
     for key in obj:
         if key == "kind":

@@ -1,4 +1,5 @@
-"""Campaign specifications: the grid, its sources of instances, and its cells.
+"""Campaign specifications of the rigid simulator (the default ``simulator``): the grid, its
+sources of instances, and its cells. (Other simulators' specs: :mod:`.simulators`.)
 
 A campaign is the product
 
@@ -29,13 +30,13 @@ import json
 import math
 import tomllib
 from collections.abc import Iterator
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, fields, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
-from coschedule.errors import FormatError, unknown_name
+from coschedule.errors import FormatError
 from coschedule.rigid import RigidInstance, RigidJob, SilentErrors
 
 from .sources import (  # noqa: F401  (re-exported: the public names of campaign specs)
@@ -51,7 +52,9 @@ from .sources import (  # noqa: F401  (re-exported: the public names of campaign
     _resolve,
     _source_from_dict,
     area_ratio,
+    canonical_names,
     describe_sources,
+    table_kwargs,
 )
 
 __all__ = [
@@ -87,6 +90,8 @@ def qbar_key(qbar: float) -> int:
 @dataclass(frozen=True)
 class Cell:
     """One point of the grid: everything a worker needs, and nothing it must look up."""
+
+    simulator: ClassVar[str] = "rigid"
 
     id: str
     source: str
@@ -140,6 +145,8 @@ class CampaignSpec:
     scenario could hold billions of re-executions.
     """
 
+    simulator: ClassVar[str] = "rigid"
+
     sources: tuple[Source, ...]
     heuristics: tuple[str, ...]
     priorities: tuple[str, ...] = ("LPT",)
@@ -155,18 +162,8 @@ class CampaignSpec:
 
     def normalized(self) -> CampaignSpec:
         """Canonical names (``r-list-0``, ``LPT``), sorted unique parameter values."""
-        hs = _heuristic_names()
-        heur = []
-        for h in self.heuristics:
-            if not isinstance(h, str) or h.lower() not in hs:
-                raise CampaignError(str(unknown_name("heuristic", str(h), hs)))
-            heur.append(h.lower())
-        ps = _priority_names()
-        prio = []
-        for p in self.priorities:
-            if not isinstance(p, str) or p.upper() not in ps:
-                raise CampaignError(str(unknown_name("priority", str(p), ps)))
-            prio.append(p.upper())
+        heur = canonical_names(self.heuristics, _heuristic_names(), "heuristic")
+        prio = canonical_names(self.priorities, _priority_names(), "priority", str.upper)
         for q in self.qbar:
             if isinstance(q, bool) or not isinstance(q, (int, float)) or not 0 <= q < 1:
                 raise CampaignError(f"qbar must be in [0, 1), got {q!r}")
@@ -236,6 +233,28 @@ class CampaignSpec:
 
     def n_cells(self) -> int:
         return self.n_instances() * len(self.heuristics) * len(self.priorities) * len(self.qbar) * len(self.platforms)
+
+    @property
+    def runs_per_cell(self) -> int:
+        """Simulations per cell: the ``scenarios``."""
+        return self.scenarios
+
+    def describe_sources(self) -> str:
+        return describe_sources(self.sources)
+
+    def grid_line(self) -> str:
+        """The grid's size, as ``coschedule simulate --dry-run`` prints it."""
+        cells = self.n_cells()
+        return (f"grid: {self.n_instances()} instances x {len(self.heuristics)} heuristics x "
+                f"{len(self.priorities)} priorities x {len(self.qbar)} qbar x {len(self.platforms)} P = "
+                f"{cells} cells x {self.scenarios} scenarios = {cells * self.scenarios} simulations")
+
+    def grid_info(self) -> dict[str, Any]:
+        """The grid's size as ``coschedule simulate --dry-run --json`` prints it."""
+        cells = self.n_cells()
+        return {"instances": self.n_instances(), "heuristics": len(self.heuristics),
+                "priorities": len(self.priorities), "qbar": len(self.qbar), "P": len(self.platforms),
+                "cells": cells, "scenarios_per_cell": self.scenarios, "simulations": cells * self.scenarios}
 
     def cells(self) -> Iterator[Cell]:
         """The grid, lazily, the costliest cells first (high ``qbar``, R-List-Q) so that the
@@ -338,43 +357,39 @@ def parse_values(text: str, kind: type, what: str) -> tuple[Any, ...]:
 
 
 def spec_from_dict(data: Any, where: str = "spec", base: str | Path = ".", *,
-                   traces_dir: str | None = None) -> CampaignSpec:
-    """A :class:`CampaignSpec` from the TOML table (``[[source]]`` tables for the sources);
-    ``traces_dir`` is where bare trace names are looked up (see :class:`TraceSource`)."""
+                   traces_dir: str | None = None) -> Any:
+    """The spec of a TOML table, read by the simulator its ``simulator`` key names (default
+    ``rigid``: a :class:`CampaignSpec`; ``batch``: a
+    :class:`~coschedule.campaign.batch.BatchSpec`); ``traces_dir`` is where bare trace names are
+    looked up (see :class:`TraceSource`)."""
+    from .simulators import spec_from_table
+
+    return spec_from_table(data, where, base, traces_dir=traces_dir)
+
+
+def rigid_spec_from_dict(data: Any, where: str = "spec", base: str | Path = ".", *,
+                         traces_dir: str | None = None) -> CampaignSpec:
+    """A :class:`CampaignSpec` from the TOML table (``[[source]]`` tables for the sources; a
+    ``simulator`` key, if there, says ``"rigid"``)."""
     if not isinstance(data, dict):
         raise CampaignError(f"{where}: expected a table")
+    data = {k: v for k, v in data.items() if not (k == "simulator" and v == "rigid")}
     known = {f.name for f in fields(CampaignSpec)} | {"source"}
     known.discard("sources")
-    extra = set(data) - known
-    if extra:
-        raise CampaignError(f"{where}: unknown key {min(extra)!r}; valid: {', '.join(sorted(known))}")
-    kw: dict[str, Any] = {}
-    for key in ("heuristics", "priorities", "qbar", "P"):
-        if key in data:
-            val = data[key]
-            if isinstance(val, (int, float, str)) and not isinstance(val, bool):
-                val = [val]
-            if not isinstance(val, list):
-                raise CampaignError(f"{where}: {key} must be a list")
-            kw[key] = tuple(val)
-    for key, kind in (("scenarios", int), ("seed", int), ("name", str), ("keep_makespans", bool),
-                      ("max_failures", (int, float))):
-        if key in data:
-            kw[key] = _expect(data, key, kind, where)
-    srcs = data.get("source", [])
-    if isinstance(srcs, dict):
-        srcs = [srcs]
-    if not isinstance(srcs, list):
-        raise CampaignError(f"{where}: source must be an array of tables ([[source]])")
+    kw = table_kwargs(data, where, known, ("heuristics", "priorities", "qbar", "P"),
+                      (("scenarios", int), ("seed", int), ("name", str), ("keep_makespans", bool),
+                       ("max_failures", (int, float))))
     kw["sources"] = tuple(_source_from_dict(s, f"{where}: source[{i}]", Path(base), traces_dir)
-                          for i, s in enumerate(srcs))
+                          for i, s in enumerate(kw.pop("source")))
     kw.setdefault("heuristics", ())
     return CampaignSpec(**kw)
 
 
-def load_spec(path: str | Path, *, traces_dir: str | None = None) -> CampaignSpec:
-    """Read a campaign TOML file; relative paths in it are relative to its folder, and bare trace
-    file names are also looked up in ``traces_dir`` and the bundled traces (see :class:`TraceSource`)."""
+def load_spec(path: str | Path, *, traces_dir: str | None = None) -> Any:
+    """Read a campaign TOML file (of the simulator its ``simulator`` key names: a
+    :class:`CampaignSpec` by default); relative paths in it are relative to its folder, and bare
+    trace file names are also looked up in ``traces_dir`` and the bundled traces (see
+    :class:`TraceSource`)."""
     from coschedule.io import read_utf8
 
     p = Path(path)
@@ -390,7 +405,7 @@ def load_spec(path: str | Path, *, traces_dir: str | None = None) -> CampaignSpe
         raise CampaignError(f"{p}: empty campaign spec (no sources, no heuristics)")
     spec = spec_from_dict(data, where=str(p), base=p.parent, traces_dir=traces_dir)
     if "name" not in data:
-        spec = CampaignSpec(**{**_kwargs(spec), "name": p.stem})
+        spec = replace(spec, name=p.stem)
     return spec
 
 

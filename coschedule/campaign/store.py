@@ -19,6 +19,14 @@ Tables
     ``max_ratio`` (makespan / L(f)), ``mean_makespan``, ``mean_lb`` (mean of L(f)),
     ``mean_failures`` (failures per scenario), ``seconds`` (compute time), and with
     ``keep_makespans`` the arrays ``makespans`` and ``lower_bounds`` (little-endian float64 blobs).
+
+Those are the columns of the rigid simulator (:data:`RIGID_SCHEMA`). A campaign of another
+simulator (the spec's ``simulator`` key, e.g. ``"batch"``) has the columns of that simulator's
+:class:`ResultSchema`; the store learns which from the spec in ``meta`` (no ``simulator`` key: the
+rigid one, as in every file written before there were others). A rigid database is written exactly
+as before (``version`` 1, so older coschedule reads it); another simulator's is ``version`` 2, which
+older coschedule refuses cleanly, and records in ``results`` what its result columns mean, so that
+a database is not resumed by code that computes them differently.
 """
 
 from __future__ import annotations
@@ -27,6 +35,7 @@ import json
 import sqlite3
 import time
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Self
 
@@ -35,10 +44,11 @@ import numpy as np
 from ..errors import SolverUnavailable
 from .spec import SPEC_FORMAT, CampaignError, CampaignSpec
 
-__all__ = ["COLUMNS", "DB_FORMAT", "ResultStore", "require_pandas"]
+__all__ = ["COLUMNS", "DB_FORMAT", "RIGID_SCHEMA", "ResultSchema", "ResultStore", "require_pandas"]
 
 DB_FORMAT = "coschedule/campaign-results"
-DB_VERSION = 1
+#: the newest ``version`` this code reads (rigid databases are still written as 1)
+DB_VERSION = 2
 
 #: the scalar columns of ``cells``, in order (the blobs follow)
 COLUMNS = (
@@ -61,6 +71,51 @@ CREATE TABLE IF NOT EXISTS cells (
 """
 
 
+@dataclass(frozen=True)
+class ResultSchema:
+    """The ``cells`` table of one simulator's databases.
+
+    ``columns``: the scalar columns in order (CSV, DataFrames); ``create``: the SQL that creates
+    the tables; ``json``: columns holding a JSON document, decoded on read (always); ``arrays``:
+    float64 blobs, decoded with ``with_arrays``; ``nullable_ints``: integer columns that may be
+    NULL (nullable ``Int64`` in DataFrames); ``version``: the ``meta`` version written;
+    ``results``: what the result columns mean (``meta`` key ``results``; a database that records
+    another is not resumed), ``None`` for the rigid databases, which never recorded one.
+    """
+
+    columns: tuple[str, ...]
+    create: str
+    json: tuple[str, ...] = ()
+    arrays: tuple[str, ...] = ()
+    nullable_ints: tuple[str, ...] = ()
+    version: int = 1
+    results: str | None = None
+
+    @classmethod
+    def table(cls, columns: tuple[tuple[str, str], ...], **kw: Any) -> ResultSchema:
+        """A schema whose ``cells`` table has ``columns`` (``(name, SQL type)``, the first the
+        primary key), then the ``json`` columns as TEXT."""
+        decl = [f"{name} {kind}" for name, kind in columns] + [f"{name} TEXT NOT NULL" for name in kw.get("json", ())]
+        create = ("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);\n"
+                  f"CREATE TABLE IF NOT EXISTS cells (\n    {', '.join(decl)}\n);\n")
+        return cls(tuple(name for name, _ in columns), create, **kw)
+
+
+#: the resilient rigid-job simulator's table (the only one before there were several)
+RIGID_SCHEMA = ResultSchema(COLUMNS, _SCHEMA, arrays=("makespans", "lower_bounds"), nullable_ints=("P_grid",))
+
+
+def simulator_name(spec: dict[str, Any]) -> str:
+    """The simulator a stored spec is for (``rigid`` when it does not say)."""
+    return str(spec.get("simulator", "rigid"))
+
+
+def schema_for(spec: dict[str, Any]) -> ResultSchema:
+    from .simulators import get_simulator
+
+    return get_simulator(simulator_name(spec)).schema
+
+
 class ResultStore:
     """An open results database (use as a context manager)."""
 
@@ -71,14 +126,24 @@ class ResultStore:
         self.spec_dict = spec_dict
         #: cells in the campaign's grid (``None`` if the database does not say)
         self.grid_cells = grid_cells
+        #: the simulator of the campaign (``rigid``, ``batch``) and its table
+        self.simulator = simulator_name(spec_dict)
+        self.schema = schema_for(spec_dict)
+
+    @property
+    def columns(self) -> tuple[str, ...]:
+        """The scalar columns of ``cells`` (:data:`COLUMNS` for a rigid campaign)."""
+        return self.schema.columns
 
     # ------------------------------------------------------------------------ opening
 
     @classmethod
-    def create_or_resume(cls, path: str | Path, spec: CampaignSpec) -> ResultStore:
-        """Open ``path`` for ``spec``: create it, or resume it if it was made for the same spec."""
+    def create_or_resume(cls, path: str | Path, spec: CampaignSpec | Any) -> ResultStore:
+        """Open ``path`` for ``spec`` (of any simulator): create it, or resume it if it was made
+        for the same spec."""
         p = Path(path)
         existed = p.exists() and p.stat().st_size > 0
+        schema = schema_for(spec.to_dict())
         conn = _connect(p)
         grid = spec.n_cells()
         try:
@@ -90,17 +155,23 @@ class ResultStore:
                         f"{p}: this database was written by a different campaign spec "
                         f"({_difference(old, spec.to_dict())}); use another --db, or delete it to start over"
                     )
+                if meta.get("results") != schema.results:
+                    raise CampaignError(
+                        f"{p}: its result columns are {meta.get('results')!r}, this coschedule computes "
+                        f"{schema.results!r}; use another --db (the file stays readable by coschedule report)"
+                    )
                 if "cells" not in meta:
                     with conn:
                         conn.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", ("cells", str(grid)))
             else:
+                extra = [] if schema.results is None else [("results", schema.results)]
                 with conn:
-                    conn.executescript(_SCHEMA)
+                    conn.executescript(schema.create)
                     conn.executemany(
                         "INSERT OR REPLACE INTO meta VALUES (?, ?)",
-                        [("format", DB_FORMAT), ("version", str(DB_VERSION)),
+                        [("format", DB_FORMAT), ("version", str(schema.version)),
                          ("spec", json.dumps(spec.to_dict(), sort_keys=True)), ("digest", spec.digest()),
-                         ("created", time.strftime("%Y-%m-%dT%H:%M:%S%z")), ("cells", str(grid))],
+                         ("created", time.strftime("%Y-%m-%dT%H:%M:%S%z")), ("cells", str(grid)), *extra],
                     )
         except BaseException:
             conn.close()
@@ -121,7 +192,11 @@ class ResultStore:
             raise
         spec = json.loads(meta["spec"])
         grid = int(meta["cells"]) if meta.get("cells", "").isdigit() else _synthetic_grid(spec)
-        return cls(p, conn, spec, grid)
+        try:
+            return cls(p, conn, spec, grid)
+        except BaseException:
+            conn.close()
+            raise
 
     def close(self) -> None:
         self.conn.close()
@@ -147,24 +222,30 @@ class ResultStore:
 
     def add(self, row: dict[str, Any]) -> None:
         """Insert one cell's row and commit (a cell already there is left as it is)."""
-        values = [row[c] for c in COLUMNS]
-        blobs = [_blob(row.get("makespans")), _blob(row.get("lower_bounds"))]
+        sc = self.schema
+        names = [*sc.columns, *sc.json, *sc.arrays]
+        values = ([row[c] for c in sc.columns] + [json.dumps(row[c], allow_nan=False) for c in sc.json]
+                  + [_blob(row.get(c)) for c in sc.arrays])
         with self.conn:
             self.conn.execute(
-                f"INSERT OR IGNORE INTO cells VALUES ({', '.join('?' * (len(COLUMNS) + 2))})", values + blobs
+                f"INSERT OR IGNORE INTO cells ({', '.join(names)}) VALUES ({', '.join('?' * len(names))})", values
             )
 
     # ------------------------------------------------------------------------- reading
 
     def rows(self, *, with_arrays: bool = False) -> Iterator[dict[str, Any]]:
-        """Every cell's row, ordered by id (arrays decoded when asked for)."""
-        cols = list(COLUMNS) + (["makespans", "lower_bounds"] if with_arrays else [])
+        """Every cell's row, ordered by id: the scalar columns, the JSON columns decoded, and the
+        arrays decoded when asked for."""
+        sc = self.schema
+        cols = [*sc.columns, *sc.json, *(sc.arrays if with_arrays else ())]
         cur = self.conn.execute(f"SELECT {', '.join(cols)} FROM cells ORDER BY id")
         for rec in cur:
             row = dict(zip(cols, rec))
+            for c in sc.json:
+                row[c] = json.loads(row[c])
             if with_arrays:
-                row["makespans"] = _unblob(row["makespans"])
-                row["lower_bounds"] = _unblob(row["lower_bounds"])
+                for c in sc.arrays:
+                    row[c] = _unblob(row[c])
             yield row
 
     def to_dataframe(self, *, with_arrays: bool = False) -> Any:
@@ -172,14 +253,18 @@ class ResultStore:
         columns of :data:`COLUMNS` (``P_grid`` as a nullable integer, ``<NA>`` for the instances'
         own P; ``seed`` as stored, a JSON list), and with ``with_arrays`` the object columns
         ``makespans`` and ``lower_bounds`` (numpy arrays, ``None`` unless the campaign kept them).
+        Another simulator's campaign: its scalar columns (:attr:`columns`; its nullable integers
+        as ``Int64``), and with ``with_arrays`` its JSON columns as objects.
 
         Needs pandas (the extra ``pandas``); raises :class:`~coschedule.errors.SolverUnavailable`
         without it.
         """
         pd = require_pandas()
-        cols = list(COLUMNS) + (["makespans", "lower_bounds"] if with_arrays else [])
+        sc = self.schema
+        cols = list(sc.columns) + ([*sc.arrays, *sc.json] if with_arrays else [])
         df = pd.DataFrame.from_records(list(self.rows(with_arrays=with_arrays)), columns=cols)
-        df["P_grid"] = df["P_grid"].astype("Int64")
+        for c in sc.nullable_ints:
+            df[c] = df[c].astype("Int64")
         return df
 
 

@@ -1,13 +1,15 @@
 """CLI commands for experiment campaigns: ``coschedule simulate`` and ``coschedule report``.
 
-Thin: build a :class:`~coschedule.campaign.CampaignSpec` from a TOML file and/or flags, check
-it (before any work), run it into the SQLite file, print what was done; read a database and
-print or export its summaries.
+Thin: build a campaign spec (a rigid :class:`~coschedule.campaign.CampaignSpec`, or a
+:class:`~coschedule.campaign.batch.BatchSpec` for ``simulator = "batch"``) from a TOML file
+and/or flags, check it (before any work), run it into the SQLite file, print what was done;
+read a database and print or export its summaries.
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import sys
 from pathlib import Path
@@ -22,8 +24,6 @@ from ..campaign import (
     TraceSource,
     export_csv,
     export_json,
-    format_markdown,
-    format_tables,
     load_spec,
     parse_values,
     plot_groups,
@@ -31,7 +31,10 @@ from ..campaign import (
     run_campaign,
     summarize,
 )
-from ..campaign.spec import describe_sources, replace_spec
+from ..campaign.batch import BatchSpec
+from ..campaign.simulators import get_simulator
+from ..campaign.spec import replace_spec
+from ..campaign.workloads import workload_source_for
 from ..data import TRACES_ENV, spec_path
 from .common import Formatter, positive_float, write_figure
 
@@ -47,6 +50,9 @@ examples:
   coschedule simulate --trace KTH-SP2-1996-2.1-cln.swf.gz --days 30 \\
       --heuristic r-list-0,r-shelffill-b --qbar 0,0.05,0.1 --db kth.sqlite
   coschedule simulate campaigns/fig5.toml --dask tcp://10.0.0.5:8786
+  coschedule simulate kth-batch-demo                       # a batch campaign (simulator = "batch")
+  coschedule simulate --simulator batch --workload KTH-SP2-1996-2.1-cln.swf.gz --days 7 \\
+      --policy conservative,easy --node-mtbf none,2.592e6 --downtime 600 --seeds 3 --db kth-batch.sqlite
 Running the same command again resumes: the cells already in the database are skipped.
 Flags override the TOML file's keys (source flags replace its sources).
 A SPEC that is not a file but a bare name is a bundled spec (coschedule examples lists them).
@@ -65,29 +71,35 @@ examples:
   coschedule report fig6.sqlite --json > fig6.json
   coschedule report kth.sqlite --qbar 0.1 --priority LPT
   coschedule report kth.sqlite --markdown                  # the same tables in Markdown
+  coschedule report kth-batch-demo.sqlite --policy easy    # a batch campaign: flows per policy
 """
 
 
 def register(sub: Any) -> None:
     p = sub.add_parser(
         "simulate", formatter_class=Formatter,
-        help="run a campaign: instances x heuristics x priorities x qbar x P x scenarios",
+        help="run a campaign: instances x heuristics x priorities x qbar x P x scenarios (or a batch campaign)",
         description="Simulate the resilient rigid-job heuristics over a grid of instances (synthetic "
         "job sets of §5.1, instance files or day-sets of SWF traces), heuristics, priorities, qbar and "
-        "P values, on N failure scenarios per cell; results go to an SQLite file as cells complete.",
+        "P values, on N failure scenarios per cell; or, with simulator = \"batch\" (--simulator batch), "
+        "the online batch scheduler over workloads x policies x failure settings x seeds, one run per "
+        "cell. Results go to an SQLite file as cells complete.",
         epilog=SIMULATE_EPILOG,
     )
     p.add_argument("spec", nargs="?", help="campaign TOML file, or the name of a bundled spec (fig5-tenth); "
                    "optional when the flags define the grid")
     p.add_argument("--db", help="results database (default: NAME.sqlite, NAME the spec's name)")
     p.add_argument("--name", help="campaign name")
+    p.add_argument("--simulator", choices=("rigid", "batch"),
+                   help="the simulator of a campaign given by flags (default rigid; a spec says its own)")
     g = p.add_argument_group("sources (replace the spec's)")
     g.add_argument("--synthetic", type=int, metavar="SETS", help="SETS synthetic job sets of §5.1")
     g.add_argument("--n", dest="jobs", type=int, default=100, help="jobs per synthetic set (default 100)")
     p.alias("--jobs", "--n")
     g.add_argument("--instances", nargs="+", metavar="FILE", help="rigid-instance JSON files (globs allowed)")
     g.add_argument("--trace", nargs="+", metavar="SWF", help="SWF traces (.swf or .swf.gz): one set per submission day")
-    g.add_argument("--days", type=int, help="traces: at most this many day-sets each")
+    g.add_argument("--days", type=int, help="traces: at most this many day-sets each; batch workloads: the "
+                   "jobs submitted in the first DAYS days")
     g.add_argument("--min-jobs", type=int, default=1, help="traces: skip days with fewer jobs (default 1)")
     g.add_argument("--max-area-ratio", type=float, metavar="R",
                    help="traces: skip days where a job's area exceeds R times the day's mean")
@@ -105,6 +117,17 @@ def register(sub: Any) -> None:
     g.add_argument("--scenarios", type=int, help="failure scenarios per cell (default 1000)")
     g.add_argument("--seed", type=int, help="campaign seed (default 0)")
     g.add_argument("--keep-makespans", action="store_true", help="store every scenario's makespan and L(f)")
+    g = p.add_argument_group("batch campaigns (simulator = \"batch\"; override the spec's)")
+    g.add_argument("--workload", nargs="+", metavar="W",
+                   help="workloads (replace the spec's sources): an SWF trace (a bundled name or a path) or a "
+                   "Batsim JSON file (.json)")
+    g.add_argument("--policy", dest="policies", help="batch policies, comma-separated: conservative,easy,fcfs")
+    g.add_argument("--node-mtbf", help="per-node MTBFs in seconds, comma-separated or START:STOP:STEP; "
+                   "none = failure-free, e.g. none,2.592e6")
+    g.add_argument("--downtime", help="downtimes in seconds (values as --qbar)")
+    g.add_argument("--checkpoint-cost", help="checkpoint costs C in seconds (values as --qbar)")
+    g.add_argument("--recovery-cost", help="recovery costs R in seconds (default: R = C)")
+    g.add_argument("--seeds", type=int, help="failure traces per failure setting (default 1)")
     g = p.add_argument_group("execution")
     g.add_argument("--workers", type=int, help="local worker processes (default: all cores)")
     g.add_argument("--dask", metavar="ADDRESS", help="run on this Dask scheduler, e.g. tcp://host:8786")
@@ -138,6 +161,8 @@ def register(sub: Any) -> None:
     p.add_argument("--heuristic", dest="heuristics", help="only these heuristics (comma-separated)")
     p.alias("--heuristics", "--heuristic")
     p.add_argument("--source", help="only this source")
+    p.add_argument("--policy", dest="policies", help="batch campaigns: only these policies (comma-separated)")
+    p.add_argument("--node-mtbf", help="batch campaigns: only this node MTBF (seconds, or none)")
     p.set_defaults(func=cmd_report)
 
 
@@ -146,15 +171,32 @@ def _positive(value: int | None, what: str) -> None:
         raise CampaignError(f"{what} must be >= 1, got {value}")
 
 
-def spec_from_args(args: argparse.Namespace) -> CampaignSpec:
+#: the flags of one simulator only: (dest, as typed)
+RIGID_FLAGS = (("synthetic", "--synthetic"), ("instances", "--instances"), ("trace", "--trace"),
+               ("max_area_ratio", "--max-area-ratio"), ("heuristics", "--heuristic"), ("priorities", "--priority"),
+               ("qbar", "--qbar"), ("P", "--P"), ("scenarios", "--scenarios"), ("keep_makespans", "--keep-makespans"))
+BATCH_FLAGS = (("workload", "--workload"), ("policies", "--policy"), ("node_mtbf", "--node-mtbf"),
+               ("downtime", "--downtime"), ("checkpoint_cost", "--checkpoint-cost"),
+               ("recovery_cost", "--recovery-cost"), ("seeds", "--seeds"))
+
+
+def spec_from_args(args: argparse.Namespace) -> CampaignSpec | BatchSpec:
     """The spec of ``simulate``: the TOML file if given, then the flags over it."""
     traces_dir = getattr(args, "traces_dir", None)
     if traces_dir is not None and not Path(traces_dir).expanduser().is_dir():
         raise CampaignError(f"--traces-dir {traces_dir}: no such folder")
     path = spec_path(args.spec) if args.spec else None
     spec = load_spec(path, traces_dir=traces_dir) if path else None
-    for what in ("synthetic", "jobs", "days", "min_jobs", "scenarios", "workers"):
+    for what in ("synthetic", "jobs", "days", "min_jobs", "scenarios", "workers", "seeds"):
         _positive(getattr(args, what, None), f"--{what.replace('_', '-')}")
+    simulator = spec.simulator if spec is not None else (args.simulator or ("batch" if args.workload else "rigid"))
+    if spec is not None and args.simulator not in (None, spec.simulator):
+        raise CampaignError(f"{path}: a {spec.simulator} campaign; --simulator {args.simulator} does not apply")
+    for dest, flag in (RIGID_FLAGS if simulator == "batch" else BATCH_FLAGS):
+        if getattr(args, dest, None) not in (None, False):
+            raise CampaignError(f"{flag} does not apply to a {simulator} campaign" + (f" ({path})" if path else ""))
+    if simulator == "batch":
+        return _batch_spec_from_args(args, spec, path, traces_dir)
     sources: list[Any] = []
     if args.synthetic:
         sources.append(SyntheticSource(sets=args.synthetic, n=args.jobs))
@@ -195,34 +237,65 @@ def spec_from_args(args: argparse.Namespace) -> CampaignSpec:
     return spec.normalized()
 
 
+def _node_mtbf_values(text: str) -> tuple[float | None, ...]:
+    """``--node-mtbf``: values as ``--qbar``, and ``none`` for failure-free."""
+    items = [t.strip() for t in text.split(",")]
+    rest = ",".join(t for t in items if t.lower() != "none")
+    none: tuple[None, ...] = (None,) if any(t.lower() == "none" for t in items) else ()
+    return none + (parse_values(rest, float, "--node-mtbf") if rest else ())
+
+
+def _batch_spec_from_args(args: argparse.Namespace, spec: Any, path: Path | None, traces_dir: str | None) -> BatchSpec:
+    changes: dict[str, Any] = {}
+    if args.workload:
+        changes["sources"] = tuple(workload_source_for(w, days=args.days, traces_dir=traces_dir) for w in args.workload)
+    if args.policies:
+        changes["policies"] = tuple(x.strip() for x in args.policies.split(",") if x.strip())
+    if args.node_mtbf:
+        changes["node_mtbf"] = _node_mtbf_values(args.node_mtbf)
+    for key in ("downtime", "checkpoint_cost", "recovery_cost"):
+        if getattr(args, key):
+            changes[key] = parse_values(getattr(args, key), float, f"--{key.replace('_', '-')}")
+    for key in ("seeds", "seed", "name"):
+        if getattr(args, key) is not None:
+            changes[key] = getattr(args, key)
+    if spec is None:
+        if "sources" not in changes:
+            raise CampaignError("no campaign: give a TOML spec, or --workload")
+        if "policies" not in changes:
+            raise CampaignError("give --policy (e.g. conservative,easy)")
+        spec = BatchSpec(**{"policies": (), **changes})
+    else:
+        spec = dataclasses.replace(spec, **changes)
+        if not spec.sources:
+            raise CampaignError(f"{path}: no workload source ([[source]] tables, or --workload)")
+        if not spec.policies:
+            raise CampaignError(f"{path}: no policies (a policies key, or --policy)")
+    return spec.normalized()
+
+
 def cmd_simulate(args: argparse.Namespace) -> int:
     spec = spec_from_args(args)
     db = args.db or f"{spec.name}.sqlite"
     spec.check()
     cells = spec.n_cells()
-    sims = cells * spec.scenarios
     if args.dry_run:
         done = 0
         if Path(db).exists():
             with ResultStore.create_or_resume(db, spec) as store:
                 done = store.count()
-        info = {"name": spec.name, "db": db, "instances": spec.n_instances(), "heuristics": len(spec.heuristics),
-                "priorities": len(spec.priorities), "qbar": len(spec.qbar), "P": len(spec.platforms),
-                "cells": cells, "scenarios_per_cell": spec.scenarios, "simulations": sims, "done": done,
-                "digest": spec.digest()}
+        info = {"name": spec.name, "db": db, **spec.grid_info(), "done": done, "digest": spec.digest()}
         if args.json:
             json.dump(info, sys.stdout, indent=2)
             sys.stdout.write("\n")
         else:
-            print(f"campaign {spec.name}: {describe_sources(spec.sources)}")
-            print(f"grid: {spec.n_instances()} instances x {len(spec.heuristics)} heuristics x "
-                  f"{len(spec.priorities)} priorities x {len(spec.qbar)} qbar x {len(spec.platforms)} P = "
-                  f"{cells} cells x {spec.scenarios} scenarios = {sims} simulations")
+            print(f"campaign {spec.name}: {spec.describe_sources()}")
+            print(spec.grid_line())
             print(f"database {db}: {done} of {cells} cells done" if done else f"database {db}: new")
         return 0
     from ..campaign import run as campaign_run
 
-    if args.dask is None and not campaign_run.HAVE_NUMBA:
+    if args.dask is None and not campaign_run.HAVE_NUMBA and spec.simulator == "rigid":
         print(f"coschedule simulate: {campaign_run.NO_NUMBA_NOTE}", file=sys.stderr)
     # a bar on a terminal; one line every --log-interval seconds otherwise (batch jobs, nohup)
     progress = not args.json and not args.quiet
@@ -236,33 +309,48 @@ def cmd_simulate(args: argparse.Namespace) -> int:
               "run the same command again to resume", file=sys.stderr)
         return 130
     if args.json:
-        json.dump({"name": spec.name, **summary.to_dict(), "simulations": summary.computed * spec.scenarios},
+        json.dump({"name": spec.name, **summary.to_dict(), "simulations": summary.computed * spec.runs_per_cell},
                   sys.stdout, indent=2)
         sys.stdout.write("\n")
     else:
-        rate = summary.computed * spec.scenarios / summary.seconds if summary.seconds > 0 else 0.0
+        rate = summary.computed * spec.runs_per_cell / summary.seconds if summary.seconds > 0 else 0.0
+        shown = f"{rate:,.0f}" if rate >= 10 or rate == 0 else f"{rate:.2g}"  # a batch run takes seconds
         print(f"campaign {spec.name}: {summary.computed} cells computed, {summary.skipped} already done, "
               f"{summary.cells} in the grid; {summary.seconds:.1f} s on {summary.workers} "
-              f"{summary.backend} workers ({rate:,.0f} simulations/s); results in {db}")
+              f"{summary.backend} workers ({shown} simulations/s); results in {db}")
         print(f"next: coschedule report {db}")
     return 0
 
 
-def _filters(args: argparse.Namespace) -> list[tuple[str, str, Any]]:
-    """``(flag as typed, row key, predicate)`` for each filter given to ``report``."""
-    out: list[tuple[str, str, Any]] = []
+def _filters(args: argparse.Namespace, simulator: str) -> list[tuple[str, str, Any]]:
+    """``(flag as typed, row key, predicate)`` for each filter given to ``report``; a filter of
+    another simulator's columns is an error."""
+    out: list[tuple[str, str, Any, str | None]] = []
     if args.qbar is not None:
-        out.append((f"--qbar {args.qbar:g}", "qbar", lambda v: abs(v - args.qbar) < 1e-12))
+        out.append((f"--qbar {args.qbar:g}", "qbar", lambda v: abs(v - args.qbar) < 1e-12, "rigid"))
     if args.P is not None:
-        out.append((f"--P {args.P}", "P_grid", lambda v: v == args.P))
+        out.append((f"--P {args.P}", "P_grid", lambda v: v == args.P, "rigid"))
     if args.priority is not None:
-        out.append((f"--priority {args.priority}", "priority", lambda v: v == args.priority.upper()))
+        out.append((f"--priority {args.priority}", "priority", lambda v: v == args.priority.upper(), "rigid"))
     if args.heuristics:
         heur = {h.strip().lower() for h in args.heuristics.split(",")}
-        out.append((f"--heuristic {args.heuristics}", "heuristic", lambda v: v in heur))
+        out.append((f"--heuristic {args.heuristics}", "heuristic", lambda v: v in heur, "rigid"))
+    if args.policies:
+        pols = {h.strip().lower() for h in args.policies.split(",")}
+        out.append((f"--policy {args.policies}", "policy", lambda v: v in pols, "batch"))
+    if args.node_mtbf is not None:
+        mtbf = _node_mtbf_values(args.node_mtbf)
+        if len(mtbf) != 1:
+            raise CampaignError(f"--node-mtbf {args.node_mtbf}: give one value (seconds, or none)")
+        m = mtbf[0]
+        out.append((f"--node-mtbf {args.node_mtbf}", "node_mtbf",
+                    lambda v: v is None if m is None else v is not None and abs(v - m) <= 1e-9 * m, "batch"))
     if args.source is not None:
-        out.append((f"--source {args.source}", "source", lambda v: v == args.source))
-    return out
+        out.append((f"--source {args.source}", "source", lambda v: v == args.source, None))
+    for flag, _, _, sim in out:
+        if sim not in (None, simulator):
+            raise CampaignError(f"{flag.split()[0]} does not filter a {simulator} campaign")
+    return [(flag, key, ok) for flag, key, ok, _ in out]
 
 
 def _no_match(filters: list[tuple[str, str, Any]], rows: list[dict[str, Any]]) -> str:
@@ -272,7 +360,8 @@ def _no_match(filters: list[tuple[str, str, Any]], rows: list[dict[str, Any]]) -
         if not any(ok(r[key]) for r in rows):
             values = sorted({r[key] for r in rows},
                             key=lambda v: (v is None, v if isinstance(v, (int, float)) else 0, str(v)))
-            shown = ", ".join("own" if v is None else (f"{v:g}" if isinstance(v, float) else str(v)) for v in values)
+            empty = "own" if key == "P_grid" else "none"
+            shown = ", ".join(empty if v is None else (f"{v:g}" if isinstance(v, float) else str(v)) for v in values)
             return f"no cell matches {flag} (the database has {key} {shown or 'none'})"
     return f"no cell matches {' '.join(f for f, _, _ in filters)} together"
 
@@ -282,19 +371,25 @@ def _report_several(args: argparse.Namespace) -> int:
     side (the paper's Fig. 4 from fig4a and fig4b)."""
     if args.csv or args.json:
         raise CampaignError("--csv and --json read one database; give one DB")
-    filters = _filters(args)
     panels = []
     for db in args.db:
+        if args.plot:
+            with ResultStore.open(db) as store:
+                if not get_simulator(store.simulator).plots:
+                    raise CampaignError(f"{db}: --plot draws the figures of rigid campaigns; a {store.simulator} "
+                                        "campaign has none yet (its tables, --csv or --json say it all)")
         cmd_report(argparse.Namespace(**{**vars(args), "db": [db], "plot": None}))
         with ResultStore.open(db) as store:
+            filters = _filters(args, store.simulator)
             groups = summarize(r for r in store.rows() if all(ok(r[key]) for _, key, ok in filters))
         if not groups:
             raise CampaignError(f"{db}: no completed cell matches; nothing to plot")
-        prios = sorted({g.priority for g in groups})
-        if args.plot and len(prios) > 1:
-            raise CampaignError(f"{db}: side-by-side panels need one priority per database, it has "
-                                f"{', '.join(prios)}; choose one with --priority")
-        panels.append((None, groups))
+        if args.plot:
+            prios = sorted({g.priority for g in groups})
+            if len(prios) > 1:
+                raise CampaignError(f"{db}: side-by-side panels need one priority per database, it has "
+                                    f"{', '.join(prios)}; choose one with --priority")
+            panels.append((None, groups))
     if args.plot:
         write_figure(plot_side_by_side(panels, title=args.title), args.plot)
     return 0
@@ -305,7 +400,8 @@ def cmd_report(args: argparse.Namespace) -> int:
         return _report_several(args)
     db = args.db[0]
     with ResultStore.open(db) as store:
-        filters = _filters(args)
+        sim = get_simulator(store.simulator)
+        filters = _filters(args, store.simulator)
         rows = list(store.rows())
         selected = [r for r in rows if all(ok(r[key]) for _, key, ok in filters)]
         if filters and not selected:
@@ -317,7 +413,10 @@ def cmd_report(args: argparse.Namespace) -> int:
             print(f"coschedule report: {db}: {missing:,} of {grid:,} cells missing (the campaign "
                   "is unfinished: run the same coschedule simulate again to complete it); the tables "
                   "and figures average only the cells present", file=sys.stderr)
-        groups = summarize(selected)
+        if args.plot and not sim.plots:
+            raise CampaignError(f"{db}: --plot draws the figures of rigid campaigns; a {store.simulator} campaign "
+                                "has none yet (its tables, --csv or --json say it all)")
+        groups = sim.summarize(selected)
         if args.csv:
             if args.csv == "-":
                 export_csv(store, sys.stdout)
@@ -333,10 +432,10 @@ def cmd_report(args: argparse.Namespace) -> int:
             export_json(store, sys.stdout, groups,
                         extra={"grid_cells": grid, "done_cells": done, "missing_cells": missing})
         elif args.markdown:
-            print(format_markdown(groups))
+            print(sim.markdown(groups))
         elif args.csv != "-":
             spec = store.spec_dict
             of_grid = f" of {grid:,}" if grid is not None else ""
-            print(f"campaign {spec.get('name')}: {done}{of_grid} cells, {spec.get('scenarios')} scenarios each ({db})")
-            print(format_tables(groups))
+            print(f"campaign {spec.get('name')}: {done}{of_grid} cells, {sim.per_cell(spec)} ({db})")
+            print(sim.tables(groups))
     return 0

@@ -1,0 +1,234 @@
+"""Summaries of a batch campaign's database: groups over the runs, text and Markdown tables.
+
+A *group* is the set of cells that differ only by their seed index (and, for a synthetic source
+of several sets, their workload): one source, one policy, one failure setting ``(node_mtbf,
+downtime, checkpoint_cost, recovery_cost)``. Its numbers are means over its runs (and the
+population standard deviation of the flows), from the cells' result columns and their
+``metrics`` (:func:`coschedule.campaign.batch.batch_metrics`, the summary of
+:mod:`coschedule.sim.metrics`): the flows (pruned as the campaign says), failures and restarts
+per run, the flows per size class, and the utilization breakdown of the window.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from .report import _md_table
+
+__all__ = ["BatchGroup", "format_batch_markdown", "format_batch_tables", "summarize_batch"]
+
+
+@dataclass(frozen=True)
+class BatchGroup:
+    """The runs of one source, policy and failure setting (``node_mtbf`` ``None``: failure-free)."""
+
+    source: str
+    policy: str
+    node_mtbf: float | None
+    downtime: float
+    checkpoint_cost: float
+    recovery_cost: float
+    runs: int
+    jobs: float
+    jobs_kept: float  # after pruning: the jobs of the flow statistics
+    prune: float | None  # the fraction dropped at each end (None: the runs differ)
+    nodes: int | None
+    mean_flow: float
+    mean_flow_std: float
+    weighted_flow: float
+    weighted_flow_std: float
+    max_flow: float
+    max_flow_std: float
+    mean_wait: float
+    mean_slowdown: float
+    failures: float
+    restarts: float
+    #: per size class: ``{"label", "jobs", "mean_flow", "weighted_flow", "max_flow"}``, means
+    #: over the runs in which the class has jobs (``None``: in none)
+    classes: tuple[dict[str, Any], ...] = ()
+    #: part -> mean fraction of the window over the runs (useful, checkpoint, recovery, lost,
+    #: downtime, idle), when the metrics have a utilization breakdown
+    utilization: dict[str, float] | None = None
+
+    @property
+    def setting(self) -> tuple[float | None, float, float, float]:
+        return (self.node_mtbf, self.downtime, self.checkpoint_cost, self.recovery_cost)
+
+    def to_dict(self) -> dict[str, Any]:
+        d = dict(self.__dict__)
+        d["classes"] = list(self.classes)
+        return d
+
+
+def _mean(xs: Sequence[float | None]) -> float:
+    """The mean of the numbers of ``xs`` (``None``: a statistic the run does not have); NaN when
+    there is none."""
+    got = [x for x in xs if x is not None]
+    return math.fsum(got) / len(got) if got else math.nan
+
+
+def _std(xs: Sequence[float]) -> float:
+    mu = _mean(xs)
+    return math.sqrt(math.fsum((x - mu) ** 2 for x in xs) / len(xs))
+
+
+def _classes(rows: Sequence[dict[str, Any]]) -> tuple[dict[str, Any], ...]:
+    acc: dict[tuple[int, int, bool, str], list[dict[str, Any]]] = defaultdict(list)
+    for r in rows:
+        for c in r["metrics"].get("classes") or ():
+            acc[(c["low"], c["high"], c["closed"], c["label"])].append(c)
+    return tuple({"label": k[3], "jobs": _mean([c["count"] for c in cs]), "mean_flow": _mean([c["mean"] for c in cs]),
+                  "weighted_flow": _mean([c["weighted_mean"] for c in cs]), "max_flow": _mean([c["max"] for c in cs])}
+                 for k, cs in sorted(acc.items()))
+
+
+def _utilization(rows: Sequence[dict[str, Any]]) -> dict[str, float] | None:
+    tables = [(r["metrics"].get("utilization") or {}).get("fractions") for r in rows]
+    if not tables or not all(isinstance(t, dict) for t in tables):
+        return None
+    return {k: _mean([t.get(k) for t in tables]) for k in tables[0]} or None  # type: ignore[union-attr]
+
+
+def summarize_batch(rows: Iterable[dict[str, Any]]) -> list[BatchGroup]:
+    """Groups of cells over their runs (module docstring), sorted by source, failure setting
+    (failure-free first) and policy."""
+    acc: dict[tuple[Any, ...], list[dict[str, Any]]] = defaultdict(list)
+    for r in rows:
+        acc[(r["source"], r["policy"], r["node_mtbf"], r["downtime"], r["checkpoint_cost"], r["recovery_cost"])].append(r)
+    out = []
+    for (src, pol, m, D, C, R), rs in acc.items():
+        nodes = {r["nodes"] for r in rs}
+        prune = {r["metrics"].get("prune") for r in rs}
+        stats = {}
+        for col in ("mean_flow", "weighted_flow", "max_flow"):
+            xs = [r[col] for r in rs if r[col] is not None]
+            stats[col], stats[col + "_std"] = (_mean(xs), _std(xs)) if xs else (math.nan, math.nan)
+        out.append(BatchGroup(src, pol, m, D, C, R, len(rs), _mean([r["jobs"] for r in rs]),
+                              _mean([r["metrics"].get("jobs_kept") for r in rs]),
+                              prune.pop() if len(prune) == 1 else None, nodes.pop() if len(nodes) == 1 else None,
+                              **stats,
+                              mean_wait=_mean([r["mean_wait"] for r in rs]),
+                              mean_slowdown=_mean([r["mean_slowdown"] for r in rs]),
+                              failures=_mean([r["failures"] for r in rs]), restarts=_mean([r["restarts"] for r in rs]),
+                              classes=_classes(rs),
+                              utilization=_utilization(rs)))
+    out.sort(key=lambda g: (g.source, -1.0 if g.node_mtbf is None else g.node_mtbf, g.downtime, g.checkpoint_cost,
+                            g.recovery_cost, g.policy))
+    return out
+
+
+# ------------------------------------------------------------------------------------- tables
+
+SETTING_HEADER = ("node_mtbf", "downtime", "C", "R", "runs")
+
+
+def _setting_cells(g: BatchGroup) -> list[str]:
+    if g.node_mtbf is None:
+        return ["none", "-", "-", "-", str(g.runs)]
+    return [f"{g.node_mtbf:g}", f"{g.downtime:g}", f"{g.checkpoint_cost:g}", f"{g.recovery_cost:g}", str(g.runs)]
+
+
+def _flow(x: float) -> str:
+    return f"{x:.0f}" if math.isfinite(x) else "-"
+
+
+def _by_setting(settings: Sequence[Any], policies: Sequence[str], cell: dict[tuple[Any, str], BatchGroup],
+                value: Callable[[BatchGroup], str]) -> list[list[str]]:
+    """One row per failure setting: the setting, then ``value`` of each policy's group."""
+    rows = []
+    for s in settings:
+        row = [cell.get((s, p)) for p in policies]
+        first = next(g for g in row if g is not None)
+        rows.append(_setting_cells(first) + ["-" if g is None else value(g) for g in row])
+    return rows
+
+
+def _tables(groups: Sequence[BatchGroup]) -> list[tuple[str, list[str], list[list[str]]]]:
+    """``(title, header, rows)`` of every table, source by source."""
+    out: list[tuple[str, list[str], list[list[str]]]] = []
+    for src in dict.fromkeys(g.source for g in groups):
+        gs = [g for g in groups if g.source == src]
+        policies = list(dict.fromkeys(g.policy for g in gs))
+        settings = list(dict.fromkeys(g.setting for g in gs))
+        cell = {(g.setting, g.policy): g for g in gs}
+        jobs = {(g.jobs, g.jobs_kept) for g in gs}
+        nodes = {g.nodes for g in gs}
+        prunes = {g.prune for g in gs}
+        size = f"{next(iter(jobs))[0]:g} jobs" if len(jobs) == 1 else "jobs vary"
+        size += f" on {nodes.pop()} nodes" if len(nodes) == 1 and None not in nodes else ""
+        prune = prunes.pop() if len(prunes) == 1 else None
+        if len(jobs) == 1 and prune:
+            size += f"; flows of the {next(iter(jobs))[1]:g} kept, the first and last {100 * prune:g} % dropped"
+        head = f"{src} ({size}): each number is a mean over the runs (seeds)"
+
+        for title, value in (
+            (f"{head}\nmean flow (s), ± std over the runs", lambda g: f"{_flow(g.mean_flow)} ± {_flow(g.mean_flow_std)}"),
+            ("weighted mean flow (s; weights: the jobs' nodes), ± std over the runs",
+             lambda g: f"{_flow(g.weighted_flow)} ± {_flow(g.weighted_flow_std)}"),
+            ("max flow (s), ± std over the runs", lambda g: f"{_flow(g.max_flow)} ± {_flow(g.max_flow_std)}"),
+            ("mean wait (s) / mean bounded slowdown", lambda g: f"{_flow(g.mean_wait)} / {g.mean_slowdown:.2f}"),
+            ("failures / restarts per run", lambda g: f"{g.failures:.1f} / {g.restarts:.1f}"),
+        ):
+            out.append((title, [*SETTING_HEADER, *policies], _by_setting(settings, policies, cell, value)))
+        for s in settings:
+            row = [cell.get((s, p)) for p in policies]
+            present = [g for g in row if g is not None]
+            if not any(g.classes for g in present):
+                continue
+            first = present[0]
+            label = "failure-free" if first.node_mtbf is None else (
+                f"node_mtbf {first.node_mtbf:g} s, downtime {first.downtime:g} s, C {first.checkpoint_cost:g} s, "
+                f"R {first.recovery_cost:g} s")
+            labels = list(dict.fromkeys(c["label"] for g in present for c in g.classes))
+            by = {(g.policy, c["label"]): c for g in present for c in g.classes}
+            rows = []
+            for label_ in labels:
+                jobs_ = next(by[(g.policy, label_)]["jobs"] for g in present if (g.policy, label_) in by)
+                vals = []
+                for stat in ("mean_flow", "max_flow"):
+                    vals += ["-" if (p, label_) not in by else _flow(by[(p, label_)][stat]) for p in policies]
+                rows.append([label_, f"{jobs_:g}", *vals])
+            out.append((f"flow per size class (nodes), {label}",
+                        ["nodes", "jobs", *(f"mean {p}" for p in policies), *(f"max {p}" for p in policies)], rows))
+        util = [g for g in gs if g.utilization]
+        if util:
+            keys = list(dict.fromkeys(k for g in util for k in g.utilization or {}))
+            rows = [_setting_cells(g)[:4] + [g.policy] + [f"{(g.utilization or {}).get(k, math.nan):.4f}" for k in keys]
+                    for g in util]
+            out.append(("utilization: fractions of the window's node-seconds",
+                        [*SETTING_HEADER[:4], "policy", *keys], rows))
+    return out
+
+
+def _text_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> list[str]:
+    widths = [max(len(c) for c in col) for col in zip(header, *rows)]
+    return ["  ".join(c.rjust(w) for c, w in zip(line, widths)) for line in (header, *rows)]
+
+
+def _render(groups: Sequence[BatchGroup], markdown: bool) -> str:
+    if not groups:
+        return "(no completed cell)"
+    out: list[str] = []
+    for title, header, rows in _tables(groups):
+        *head, caption = title.split("\n")
+        for line in head:  # a source's first table: its heading
+            out += [f"**{line}**", ""] if markdown else [f"== {line} =="]
+        out += [caption, ""] if markdown else ["", caption]
+        out += [*_md_table(header, rows), ""] if markdown else _text_table(header, rows)
+    return "\n".join(out)
+
+
+def format_batch_tables(groups: Sequence[BatchGroup]) -> str:
+    """The summary tables as text: per source, the mean, weighted mean and maximum flow of every
+    policy (columns) under every failure setting (rows), failures and restarts, the flows per
+    size class, and the utilization breakdown when the metrics have one."""
+    return _render(groups, markdown=False)
+
+
+def format_batch_markdown(groups: Sequence[BatchGroup]) -> str:
+    """The same tables as :func:`format_batch_tables`, as Markdown."""
+    return _render(groups, markdown=True)

@@ -1,0 +1,530 @@
+"""Batch campaigns (``simulator = "batch"``): every stored row is one run of ``run_batch`` with the
+cell's values and a seed derived from them; the same numbers on 1 or 2 workers, on Dask, after a
+resume or a SIGKILL; adding grid values leaves existing cells unchanged; workload sources (SWF
+slices, Batsim JSON, the synthetic-generator hook); spec errors before any work; the store's
+format and the report's groups."""
+
+from __future__ import annotations
+
+import io
+import json
+import math
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+import zlib
+from dataclasses import replace
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from coschedule.batch import run_batch
+from coschedule.campaign import (
+    CampaignError,
+    ResultStore,
+    export_csv,
+    export_json,
+    load_spec,
+    run_campaign,
+)
+from coschedule.campaign import workloads as workloads_module
+from coschedule.campaign.batch import (
+    BATCH_RESULTS,
+    BATCH_SCHEMA,
+    BatchSpec,
+    batch_cell_id,
+    failure_seed,
+)
+from coschedule.campaign.batch_report import (
+    format_batch_markdown,
+    format_batch_tables,
+    summarize_batch,
+)
+from coschedule.campaign.simulators import get_simulator
+from coschedule.campaign.spec import spec_from_dict
+from coschedule.campaign.workloads import (
+    BatsimWorkload,
+    SwfWorkload,
+    SyntheticWorkload,
+    register_workload_generator,
+    slice_workload,
+)
+from coschedule.sim.metrics import summarize
+from coschedule.sim.workload import Workload, workload_from_swf, write_batsim
+from coschedule.swf import read_swf
+
+ROOT = Path(__file__).resolve().parents[2]
+KTH = ROOT / "instances" / "traces" / "KTH-SP2-1996-2.1-cln.swf.gz"
+
+#: 100 nodes at this node MTBF: a platform failure every 2.8 hours
+MTBF = 1e6
+
+
+def small_spec(**kw) -> BatchSpec:
+    base = {
+        "sources": (SwfWorkload(path=str(KTH), name="kth", days=3),),
+        "policies": ("conservative", "easy"),
+        "node_mtbf": (None, MTBF),
+        "downtime": (600.0,),
+        "checkpoint_cost": (0.0, 120.0),
+        "seeds": 2,
+        "seed": 7,
+        "name": "small-batch",
+        "classes": (8, 32),
+    }
+    base.update(kw)
+    return BatchSpec(**base)
+
+
+def numbers(db: str | Path) -> dict[str, dict]:
+    """Every row but its compute time."""
+    with ResultStore.open(db) as store:
+        return {r["id"]: {k: v for k, v in r.items() if k != "seconds"} for r in store.rows()}
+
+
+@pytest.fixture(scope="module")
+def reference_db(tmp_path_factory) -> Path:
+    db = tmp_path_factory.mktemp("batch") / "ref.sqlite"
+    summary = run_campaign(small_spec(), str(db), workers=1)
+    assert summary.computed == summary.cells == 2 * (1 + 2 * 2)
+    return db
+
+
+# ------------------------------------------------------------------------- grid and seeds
+
+
+def test_grid_collapses_failure_free_settings():
+    spec = small_spec(downtime=(0.0, 600.0), checkpoint_cost=(0.0, 60.0, 120.0), recovery_cost=(None, 30.0)).normalized()
+    cells = list(spec.cells())
+    assert len(cells) == spec.n_cells() == 2 * (1 + 2 * 3 * 2 * 2)
+    assert len({c.id for c in cells}) == len(cells)
+    free = [c for c in cells if c.node_mtbf is None]
+    assert {c.id for c in free} == {"swf:kth|conservative|mtbf=none", "swf:kth|easy|mtbf=none"}
+    assert all(c.seed is None and c.seed_index is None and c.checkpoint_cost == 0 for c in free)
+    assert "grid: 1 workloads x 2 policies x (1 failure-free + 1 node_mtbf x 2 downtime x 3 checkpoint_cost x " \
+           "2 recovery_cost x 2 seeds) = 50 cells, one simulation each" == spec.grid_line()
+
+
+def test_seeds_come_from_the_values_and_are_common_to_policies_and_settings():
+    """``SeedSequence((seed, crc32(key), round(mtbf * 1000), k))``, re-derived here; the same for
+    every policy, downtime, checkpoint and recovery cost; distinct across seed indices and MTBFs."""
+    spec = small_spec(node_mtbf=(MTBF, 2 * MTBF), downtime=(0.0, 600.0), seeds=3).normalized()
+    by: dict[tuple, set] = {}
+    for c in spec.cells():
+        expected = np.random.SeedSequence([7, zlib.crc32(b"swf:kth"), round(c.node_mtbf * 1000), c.seed_index])
+        assert c.seed == int(expected.generate_state(1, np.uint64)[0] >> np.uint64(1))
+        by.setdefault((c.node_mtbf, c.seed_index), set()).add(c.seed)
+    assert all(len(v) == 1 for v in by.values()) and len(by) == 6
+    assert len({next(iter(v)) for v in by.values()}) == 6
+
+
+def test_every_row_is_one_run_of_run_batch(reference_db):
+    """Each row re-derived independently: the workload sliced here, ``run_batch`` with the cell's
+    values and seed, ``coschedule.sim.metrics.summarize`` of its result (the spec's classes, the
+    default pruning), and the pruned flows by hand; failure-free rows have no failure."""
+    full = workload_from_swf(read_swf(KTH))
+    w = slice_workload(full, days=3)
+    assert w.n > 50 and w.submit[0] == 0 and w.submit[-1] < 3 * 86400
+    rows = numbers(reference_db)
+    assert len(rows) == 10
+    for row in rows.values():
+        m = row["node_mtbf"]
+        kw = {} if m is None else {"node_mtbf": m, "seed": failure_seed(7, "swf:kth", m, row["seed_index"]),
+                                   "downtime": row["downtime"], "checkpoint_cost": row["checkpoint_cost"]}
+        result = run_batch(w, row["policy"], **kw)
+        metrics = summarize(result, classes=(8, 32)).to_dict()
+        assert row["metrics"] == json.loads(json.dumps(metrics))
+        assert (row["mean_flow"], row["max_flow"], row["weighted_flow"]) == \
+               (metrics["flow"]["mean"], metrics["flow"]["max"], metrics["flow"]["weighted_mean"])
+        assert (row["failures"], row["restarts"]) == (len(result.failures), result.restarts)
+        assert row["useful"] == metrics["utilization"]["fractions"]["useful"]
+        assert math.fsum(metrics["utilization"]["fractions"].values()) == pytest.approx(1.0, rel=1e-9)
+        assert row["jobs"] == w.n and row["nodes"] == 100
+        cut = math.floor(0.2 * w.n)
+        flow, nodes = result.flow[cut:w.n - cut], w.nodes[cut:w.n - cut]
+        assert row["mean_flow"] == pytest.approx(float(np.mean(flow)), rel=1e-12)
+        assert row["weighted_flow"] == pytest.approx(float((nodes * flow).sum() / nodes.sum()), rel=1e-12)
+        classes = row["metrics"]["classes"]
+        assert [c["label"] for c in classes] == ["[1, 8)", "[8, 32)", "[32, 100]"]
+        assert sum(c["count"] for c in classes) == flow.size == row["metrics"]["jobs_kept"]
+        assert row["max_flow"] == max(c["max"] for c in classes if c["count"])
+        if m is None:
+            assert row["failures"] == row["restarts"] == 0 and row["seed"] is None
+        else:
+            assert row["failures"] > 0
+    free = {r["policy"]: r for r in rows.values() if r["node_mtbf"] is None}
+    failing = [r for r in rows.values() if r["node_mtbf"] is not None and r["checkpoint_cost"] == 0]
+    assert all(r["mean_flow"] >= free[r["policy"]]["mean_flow"] * 0.9 for r in failing)
+
+
+# ------------------------------------------------------------ backends, resume, interruption
+
+
+def test_two_local_workers_give_the_same_numbers(tmp_path, reference_db):
+    db = tmp_path / "two.sqlite"
+    summary = run_campaign(small_spec(), str(db), workers=2)
+    assert summary.workers == 2 and summary.computed == 10
+    assert numbers(db) == numbers(reference_db)
+
+
+def test_dask_local_cluster_gives_the_same_numbers(tmp_path, reference_db):
+    distributed = pytest.importorskip("distributed")
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
+                                  dashboard_address=None) as cluster:
+        db = tmp_path / "dask.sqlite"
+        summary = run_campaign(small_spec(), str(db), dask=cluster.scheduler_address)
+    assert summary.backend == "dask" and summary.computed == 10
+    assert numbers(db) == numbers(reference_db)
+
+
+def test_reference_event_loop_gives_the_same_numbers(tmp_path, reference_db):
+    """``backend="reference"``: run_batch's event loop instead of its compiled kernel."""
+    db = tmp_path / "reference.sqlite"
+    run_campaign(small_spec(), str(db), workers=1, backend="reference")
+    assert numbers(db) == numbers(reference_db)
+
+
+def test_resume_skips_done_cells_and_ends_with_the_same_numbers(tmp_path, reference_db):
+    db = tmp_path / "resume.sqlite"
+    first = run_campaign(small_spec(), str(db), workers=1, max_cells=4)
+    assert first.computed == 4
+    second = run_campaign(small_spec(), str(db), workers=2)
+    assert (second.skipped, second.computed) == (4, 6)
+    assert run_campaign(small_spec(), str(db), workers=1).computed == 0
+    assert numbers(db) == numbers(reference_db)
+
+
+def test_adding_grid_values_leaves_existing_cells_unchanged(tmp_path, reference_db):
+    bigger = small_spec(policies=("conservative", "easy", "fcfs"), node_mtbf=(None, MTBF, 3 * MTBF), seeds=3,
+                        downtime=(60.0, 600.0))
+    db = tmp_path / "bigger.sqlite"
+    run_campaign(bigger, str(db), workers=2)
+    ref, new = numbers(reference_db), numbers(db)
+    assert set(ref) < set(new)
+    assert {k: new[k] for k in ref} == ref
+
+
+def _cli(*argv: str) -> list[str]:
+    return [sys.executable, "-c", "import sys; from coschedule.cli import main; sys.exit(main())", *argv]
+
+
+def _count(db: Path) -> int:
+    if not db.exists():
+        return 0
+    try:
+        with sqlite3.connect(db, timeout=5) as conn:
+            return int(conn.execute("SELECT COUNT(*) FROM cells").fetchone()[0])
+    except sqlite3.OperationalError:  # not created yet
+        return 0
+
+
+SLOW_SPEC = f"""simulator = "batch"
+seed = 3
+seeds = 3
+policies = ["conservative", "easy"]
+node_mtbf = ["none", 2592000]
+downtime = [600]
+checkpoint_cost = [0, 300]
+[[source]]
+kind = "swf"
+path = "{KTH}"
+days = 12
+"""
+
+
+@pytest.mark.slow
+def test_killed_batch_campaign_resumes_to_the_uninterrupted_numbers(tmp_path):
+    """SIGKILL ``coschedule simulate`` and its workers mid-run: the committed cells stay, the file
+    is consistent, running the same command again computes only the rest, and the numbers equal
+    an uninterrupted run's."""
+    spec = tmp_path / "slow.toml"
+    spec.write_text(SLOW_SPEC)
+    db = tmp_path / "killed.sqlite"
+    proc = subprocess.Popen(_cli("simulate", str(spec), "--db", str(db), "--workers", "2", "--quiet"),
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    deadline = time.monotonic() + 120
+    while _count(db) < 3 and time.monotonic() < deadline and proc.poll() is None:
+        time.sleep(0.05)
+    assert proc.poll() is None, "the campaign ended before it could be interrupted"
+    os.killpg(proc.pid, signal.SIGKILL)
+    proc.communicate(timeout=60)
+    saved = _count(db)
+    total = 2 * (1 + 2 * 3)
+    assert 3 <= saved < total
+    with sqlite3.connect(db) as conn:
+        assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+    done = subprocess.run(_cli("simulate", str(spec), "--db", str(db), "--workers", "2", "--json"),
+                          capture_output=True, text=True, timeout=300, check=False)
+    assert done.returncode == 0, done.stderr
+    info = json.loads(done.stdout)
+    assert info["skipped"] == saved and info["computed"] == total - saved
+    clean = tmp_path / "clean.sqlite"
+    run_campaign(load_spec(spec), str(clean), workers=1)
+    assert numbers(db) == numbers(clean)
+
+
+# ------------------------------------------------------------------------------ sources
+
+
+def test_batsim_workload_gives_the_numbers_of_the_same_jobs(tmp_path, reference_db):
+    """The slice written as Batsim JSON and read back: the same failure-free runs (its failure
+    seeds differ: they come from its key)."""
+    w = slice_workload(workload_from_swf(read_swf(KTH)), days=3)
+    write_batsim(w, tmp_path / "kth3.json")
+    spec = small_spec(sources=(BatsimWorkload(path="kth3.json", base=str(tmp_path)),), node_mtbf=(None,))
+    db = tmp_path / "batsim.sqlite"
+    run_campaign(spec, str(db), workers=1)
+    rows, ref = numbers(db), numbers(reference_db)
+    for pol in ("conservative", "easy"):
+        a, b = rows[f"batsim:kth3|{pol}|mtbf=none"], ref[f"swf:kth|{pol}|mtbf=none"]
+        assert {k: v for k, v in a.items() if k not in ("id", "source", "workload")} == \
+               {k: v for k, v in b.items() if k not in ("id", "source", "workload")}
+
+
+def test_slices_and_nodes(tmp_path):
+    full = workload_from_swf(read_swf(KTH))
+    src = SwfWorkload(path=str(KTH), first_day=10, days=2, jobs=40, nodes=128)
+    w = next(src.workloads(0)).workload
+    assert w.n == 40 and w.n_nodes == 128 and w.submit[0] >= 0
+    t0 = full.submit[0] + 10 * 86400
+    first = int(np.searchsorted(full.submit, t0))
+    assert w.ids == full.ids[first:first + 40]
+    assert np.array_equal(w.submit, full.submit[first:first + 40] - t0)
+    assert src.name == "KTH-SP2-1996-2.1-cln"
+    empty = SwfWorkload(path=str(KTH), first_day=100000)
+    with pytest.raises(CampaignError, match="no job in the slice"):
+        empty.check()
+
+
+def _toy(rng: np.random.Generator, *, jobs: int = 30, nodes: int = 16) -> Workload:
+    submit = np.sort(rng.uniform(0, 36000, size=jobs))
+    length = rng.uniform(60, 3600, size=jobs)
+    return Workload(tuple(f"j{k}" for k in range(jobs)), submit, rng.integers(1, nodes + 1, size=jobs),
+                    length * 1.5, length, nodes, name="toy")
+
+
+def test_synthetic_source_resolves_a_registered_generator(tmp_path, monkeypatch):
+    monkeypatch.setattr(workloads_module, "WORKLOAD_GENERATORS", {})
+    src = SyntheticWorkload(generator="toy-month", sets=2, params={"jobs": 25})
+    with pytest.raises(CampaignError, match=r"unknown workload generator 'toy-month'.*none is registered"):
+        src.check()
+    register_workload_generator("toy-month", _toy)
+    src.check()
+    a, b = list(src.workloads(5))
+    assert (a.key, b.key) == ("synthetic:toy-month#0", "synthetic:toy-month#1")
+    assert a.workload.n == 25 and a.workload != b.workload
+    assert next(src.workloads(5)).workload == a.workload  # from the values: (seed, crc32(name), k)
+    assert next(src.workloads(6)).workload != a.workload
+    spec = BatchSpec(sources=(src,), policies=("easy",), node_mtbf=(None, 2e5), seeds=2, seed=5)
+    db = tmp_path / "syn.sqlite"
+    assert run_campaign(spec, str(db), workers=1).computed == 2 * (1 + 2)
+    with pytest.raises(CampaignError, match=r"generator 'toy-month': .*unexpected keyword argument 'bogus'"):
+        SyntheticWorkload(generator="toy-month", params={"bogus": 1}).workloads(0).__next__()
+    toml = tmp_path / "syn.toml"
+    toml.write_text('simulator = "batch"\npolicies = ["easy"]\n[[source]]\nkind = "synthetic"\n'
+                    'generator = "toy-month"\nsets = 3\nparams = { jobs = 10, nodes = 8 }\n')
+    loaded = load_spec(toml).normalized()
+    assert loaded.n_cells() == 3 and next(loaded.workloads()).workload.n_nodes == 8
+
+
+def test_the_months_of_sim_synthetic_are_registered(tmp_path):
+    """``mira-like`` and ``intrepid-like`` are coschedule.sim.synthetic's months, drawn from the
+    source's seed; a slice of one runs as any workload."""
+    from coschedule.sim.synthetic import intrepid_like, mira_like
+
+    src = SyntheticWorkload(generator="mira-like", params={"month": "2018-03"}, jobs=150)
+    ref = next(src.workloads(9))
+    rng = np.random.Generator(np.random.PCG64(np.random.SeedSequence([9, zlib.crc32(b"mira-like"), 0])))
+    assert ref.key == "synthetic:mira-like#0" and ref.workload == slice_workload(mira_like("2018-03", seed=rng), jobs=150)
+    assert ref.workload.n_nodes == 49152
+    rng = np.random.Generator(np.random.PCG64(np.random.SeedSequence([9, zlib.crc32(b"intrepid-like"), 0])))
+    assert next(SyntheticWorkload(generator="intrepid-like").workloads(9)).workload == intrepid_like(seed=rng)
+    with pytest.raises(CampaignError, match=r"generator 'mira-like': unknown Mira month '1999-01'"):
+        next(SyntheticWorkload(generator="mira-like", params={"month": "1999-01"}).workloads(0))
+    db = tmp_path / "mira.sqlite"
+    spec = BatchSpec(sources=(src,), policies=("easy",), seed=9)
+    assert run_campaign(spec, str(db), workers=1).computed == 1
+    assert numbers(db)["synthetic:mira-like#0|easy|mtbf=none"]["jobs"] == 150
+
+
+# ------------------------------------------------------------------------------ TOML specs
+
+
+def test_toml_spec(tmp_path):
+    toml = tmp_path / "b.toml"
+    toml.write_text(f'simulator = "batch"\nseed = 7\nseeds = 2\npolicies = ["Conservative", "easy"]\n'
+                    f'node_mtbf = ["none", {MTBF}]\ndowntime = 600\ncheckpoint_cost = [120, 0]\n'
+                    f'classes = [8, 32]\n[[source]]\nkind = "swf"\nname = "kth"\npath = "{KTH}"\ndays = 3\n')
+    spec = load_spec(toml).normalized()
+    assert spec.name == "b" and spec.simulator == "batch"
+    assert spec.digest() == small_spec().normalized().digest()  # the name is not part of it
+    assert spec.to_dict()["node_mtbf"] == [None, MTBF]
+    assert replace(spec, max_restarts=5.0).digest() == spec.digest()
+
+
+def test_rigid_spec_may_say_its_simulator():
+    table = {"heuristics": ["r-list-0"], "source": [{"kind": "synthetic", "sets": 2}]}
+    a = spec_from_dict(table).normalized()
+    b = spec_from_dict({**table, "simulator": "rigid"}).normalized()
+    assert a == b and a.digest() == b.digest() and "simulator" not in a.to_dict()
+
+
+@pytest.mark.parametrize(
+    "change, message",
+    [
+        ({"policies": ("sjf",)}, "unknown batch policy 'sjf'"),
+        ({"node_mtbf": (0.0,)}, "node_mtbf must be a finite number > 0"),
+        ({"node_mtbf": ("often",)}, "node_mtbf must be a finite number > 0, got 'often'"),
+        ({"downtime": (-1.0,)}, "downtime must be a finite number >= 0"),
+        ({"checkpoint_cost": (math.nan,)}, "checkpoint_cost must be a finite number >= 0"),
+        ({"seeds": 0}, "seeds must be an integer >= 1"),
+        ({"sources": ()}, "no workload source"),
+        ({"prune": 0.5}, r"prune must be a fraction in \[0, 0.5\)"),
+        ({"classes": (8, 4)}, "classes: size class boundaries must increase, got 8 then 4"),
+        ({"window": (10.0, 5.0)}, "window must have start < end"),
+        ({"gamma": 0.0}, "gamma must be a finite number > 0"),
+        ({"node_mtbf": (50.0,), "checkpoint_cost": (0.0,)}, r"expects .* restarts per run at node_mtbf = 50 s"),
+        ({"sources": (SwfWorkload(path="no-such.swf", name="x"),)}, "path = 'no-such.swf': no such trace"),
+    ],
+)
+def test_bad_specs_fail_before_any_work(tmp_path, change, message):
+    db = tmp_path / "never.sqlite"
+    with pytest.raises(CampaignError, match=message):
+        run_campaign(small_spec(**change), str(db), workers=1)
+    assert not db.exists()
+
+
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ('simulator = "torus"\n', r"unknown simulator 'torus'.*valid: batch, rigid"),
+        ('simulator = "batch"\npolicies = ["easy"]\nheuristics = ["r-list-0"]\n', "unknown key 'heuristics' for a batch"),
+        ('simulator = "batch"\npolicies = ["easy"]\n[[source]]\nkind = "files"\n', "kind must be one of swf, batsim"),
+        ('simulator = "batch"\npolicies = ["easy"]\n[[source]]\nkind = "swf"\ndays = 2\n', "an swf source needs path"),
+        ('simulator = "batch"\npolicies = ["easy"]\n[[source]]\nkind = "synthetic"\n', "needs generator"),
+        ('simulator = "batch"\nseeds = "three"\n', "seeds must be an integer"),
+    ],
+)
+def test_bad_toml(tmp_path, text, message):
+    p = tmp_path / "bad.toml"
+    p.write_text(text)
+    with pytest.raises(CampaignError, match=message):
+        load_spec(p).normalized().check()
+
+
+# ------------------------------------------------------------------------------ the store
+
+
+def test_store_format(reference_db, monkeypatch):
+    with sqlite3.connect(reference_db) as conn:
+        meta = dict(conn.execute("SELECT key, value FROM meta"))
+        cols = [r[1] for r in conn.execute("PRAGMA table_info(cells)")]
+    assert meta["version"] == "2" and meta["results"] == BATCH_RESULTS and meta["cells"] == "10"
+    assert json.loads(meta["spec"])["simulator"] == "batch"
+    assert cols == [*BATCH_SCHEMA.columns, "metrics"]
+    with ResultStore.open(reference_db) as store:
+        assert store.simulator == "batch" and store.columns == BATCH_SCHEMA.columns
+    # a coschedule that reads version 1 only refuses the file in one line (as older ones do)
+    import coschedule.campaign.store as store_module
+
+    monkeypatch.setattr(store_module, "DB_VERSION", 1)
+    with pytest.raises(CampaignError, match=r"written by a newer coschedule \(version 2\)"):
+        ResultStore.open(reference_db)
+
+
+def test_other_result_columns_are_not_resumed(tmp_path, reference_db, monkeypatch):
+    db = tmp_path / "old-metrics.sqlite"
+    db.write_bytes(reference_db.read_bytes())
+    from coschedule.campaign import simulators
+
+    sim = get_simulator("batch")
+    monkeypatch.setitem(simulators._BUILT, "batch", replace(sim, schema=replace(BATCH_SCHEMA, results="batch-summary/0")))
+    with pytest.raises(CampaignError, match=r"its result columns are 'batch-summary/1', this coschedule computes "
+                                            r"'batch-summary/0'"):
+        run_campaign(small_spec(), str(db), workers=1)
+
+
+def test_database_of_another_spec_is_refused(tmp_path, reference_db):
+    db = tmp_path / "other.sqlite"
+    db.write_bytes(reference_db.read_bytes())
+    with pytest.raises(CampaignError, match=r"different campaign spec \(seeds: 2 there, 3 here\)"):
+        run_campaign(small_spec(seeds=3), str(db), workers=1)
+
+
+def test_csv_json_and_dataframe(reference_db):
+    pd = pytest.importorskip("pandas")
+    with ResultStore.open(reference_db) as store:
+        buf, js = io.StringIO(), io.StringIO()
+        assert export_csv(store, buf) == 10
+        export_json(store, js, summarize_batch(store.rows()))
+        df = store.to_dataframe()
+        full = store.to_dataframe(with_arrays=True)
+    lines = buf.getvalue().splitlines()
+    assert lines[0].split(",") == list(BATCH_SCHEMA.columns)
+    data = json.loads(js.getvalue())
+    assert data["spec"]["simulator"] == "batch" and len(data["cells"]) == 10 and len(data["groups"]) == 6
+    assert all("classes" in c["metrics"] for c in data["cells"])
+    assert isinstance(df, pd.DataFrame) and list(df.columns) == list(BATCH_SCHEMA.columns)
+    assert str(df["seed"].dtype) == "Int64" and df["seed"].isna().sum() == 2 and df["node_mtbf"].isna().sum() == 2
+    assert "metrics" in full.columns
+
+
+# ------------------------------------------------------------------------------ the report
+
+
+def test_groups_are_means_over_the_seeds(reference_db):
+    rows = list(numbers(reference_db).values())
+    groups = summarize_batch(rows)
+    assert len(groups) == 2 * 3
+    assert [g.node_mtbf for g in groups[:2]] == [None, None]  # failure-free first
+    for g in groups:
+        mine = [r for r in rows if (r["policy"], r["node_mtbf"], r["checkpoint_cost"]) ==
+                (g.policy, g.node_mtbf, g.checkpoint_cost)]
+        assert g.runs == len(mine) == (1 if g.node_mtbf is None else 2)
+        assert g.mean_flow == pytest.approx(float(np.mean([r["mean_flow"] for r in mine])), rel=1e-12)
+        assert g.max_flow_std == pytest.approx(float(np.std([r["max_flow"] for r in mine])), abs=1e-9)
+        assert g.failures == pytest.approx(float(np.mean([r["failures"] for r in mine])))
+        assert sum(c["jobs"] for c in g.classes) == pytest.approx(g.jobs_kept)
+        useful = [r["metrics"]["utilization"]["fractions"]["useful"] for r in mine]
+        assert g.utilization is not None and g.utilization["useful"] == pytest.approx(float(np.mean(useful)))
+        assert list(g.utilization) == ["useful", "checkpoint", "recovery", "lost", "downtime", "idle"]
+    text = format_batch_tables(groups)
+    assert "mean flow (s)" in text and "conservative" in text and "flow per size class" in text
+    free = next(g for g in groups if g.policy == "easy" and g.node_mtbf is None)
+    assert f"{free.mean_flow:.0f} ± 0" in text
+    md = format_batch_markdown(groups)
+    assert "| node_mtbf" in md and "|---" in md
+
+
+def test_report_shows_pruning_classes_and_utilization(reference_db):
+    groups = summarize_batch(numbers(reference_db).values())
+    text = format_batch_tables(groups)
+    g = groups[0]
+    assert g.prune == 0.2 and 0 < g.jobs_kept < g.jobs
+    assert f"flows of the {g.jobs_kept:g} kept, the first and last 20 % dropped" in text
+    assert "utilization: fractions of the window's node-seconds" in text
+    assert "[32, 100]" in text and "mean wait (s) / mean bounded slowdown" in text
+
+
+def test_metric_options_are_part_of_the_spec(tmp_path):
+    """``prune``, ``classes``, ``window`` and ``gamma`` go to ``summarize`` and into the digest."""
+    spec = small_spec(node_mtbf=(None,), prune=0.0, classes=None, window=(0.0, 86400.0), gamma=60.0).normalized()
+    assert spec.digest() != small_spec(node_mtbf=(None,)).normalized().digest()
+    db = tmp_path / "m.sqlite"
+    run_campaign(spec, str(db), workers=1)
+    w = slice_workload(workload_from_swf(read_swf(KTH)), days=3)
+    row = numbers(db)["swf:kth|easy|mtbf=none"]
+    result = run_batch(w, "easy")
+    assert row["mean_flow"] == float(np.mean(result.flow))  # no pruning
+    assert row["metrics"]["utilization"]["window"] == [0.0, 86400.0] and row["metrics"]["gamma"] == 60.0
+    assert [c["label"] for c in row["metrics"]["classes"]] == ["[1, 100]"]  # the default classes on 100 nodes
+
+
+def test_cell_ids():
+    assert batch_cell_id("swf:k", "easy", None) == "swf:k|easy|mtbf=none"
+    assert batch_cell_id("swf:k", "easy", 1e6, 600, 0, None, 2) == "swf:k|easy|mtbf=1000000.0|D=600.0|C=0.0|R=C|s=2"
+    assert batch_cell_id("swf:k", "easy", 1e6, 600, 0, 5.0, 2).endswith("|R=5.0|s=2")
