@@ -505,6 +505,63 @@ def _default_batch_title(result: SimulationResult, time_unit: str | None) -> str
             f"({failed} failed), {failures} failure{'' if failures == 1 else 's'}; mean flow {mean:.6g}{unit}")
 
 
+def _flow_labels(s: Any) -> list[str]:
+    if isinstance(s, dict):
+        return [c["label"] for c in s["classes"]]
+    return [c.label for c in s.classes]
+
+
+def _flow_values(s: Any, which: str, unit: float) -> list[float]:
+    """Per class, then "all" (and "weighted" for the mean), of a Summary or its ``to_dict()``;
+    NaN where a class has no job."""
+    if isinstance(s, dict):
+        raw = [c.get(which) for c in s["classes"]] + [s["flow"].get(which)]
+        if which == "mean":
+            raw.append(s["flow"].get("weighted_mean"))
+    else:
+        raw = [getattr(c.flow, which) for c in s.classes] + [getattr(s.flow, which)]
+        if which == "mean":
+            raw.append(s.flow.weighted_mean)
+    return [float("nan") if v is None else float(v) / unit for v in raw]
+
+
+def _draw_flow_classes(axes: Sequence[Axes], failure_free: Any, with_failures: Sequence[Any], hours: bool,
+                       heading: str = "") -> None:
+    from matplotlib.ticker import NullFormatter, ScalarFormatter
+
+    ref = failure_free if failure_free is not None else with_failures[0]
+    labels = _flow_labels(ref) + ["all", "weighted"]
+    unit = 3600.0 if hours else 1.0
+    for ax, (which, name) in zip(axes, (("max", "maximum flow"), ("mean", "mean flow"))):
+        cols = list(zip(*(_flow_values(s, which, unit) for s in with_failures))) if with_failures else []
+        data = [[v for v in col if np.isfinite(v)] for col in cols]
+        xs = [x for x, col in enumerate(data, start=1) if col]
+        if xs:
+            ax.boxplot([data[x - 1] for x in xs], positions=xs, widths=0.6, whis=1.5,
+                       medianprops={"color": "black"}, flierprops={"marker": "o", "markersize": 3})
+        if failure_free is not None:
+            pts = [(x, v) for x, v in enumerate(_flow_values(failure_free, which, unit), start=1)
+                   if np.isfinite(v) and v > 0]
+            if pts:
+                ax.scatter(*zip(*pts), color="red", zorder=3, s=18, label="failure-free")
+                ax.legend(loc="upper left", fontsize=8)
+        names = labels if which == "mean" else labels[:-1]  # no weighted maximum
+        ax.set_xticks(range(1, len(names) + 1))
+        ax.set_xticklabels(names, rotation=45, ha="right", fontsize=8)
+        ax.set_yscale("log")
+        ax.yaxis.set_major_formatter(ScalarFormatter())
+        lo, hi = ax.get_ylim()
+        # minor labels only when the axis spans less than a decade and a half (else they crowd)
+        ax.yaxis.set_minor_formatter(ScalarFormatter() if hi < 30 * lo else NullFormatter())
+        ax.tick_params(axis="y", which="minor", labelsize=7)
+        ax.set_xlim(0.4, len(names) + 0.6)
+        ax.set_xlabel("job size (nodes)")
+        ax.set_ylabel(f"{name} ({'hours' if hours else 's'})")
+        sub = name + (" (weighted: by job size)" if which == "mean" else "")
+        ax.set_title(f"{heading}: {sub}" if heading else sub, fontsize=10)
+        ax.grid(axis="y", alpha=0.3)
+
+
 def plot_flow_classes(
     failure_free: Any,
     with_failures: Sequence[Any],
@@ -515,56 +572,35 @@ def plot_flow_classes(
 ) -> Figure:
     """Maximum and mean flow per job-size class, as Figs. 1, 4 and 5 of [Du2024]: for each
     class (then "all" and "weighted", the size-weighted mean), a box plot of the values over
-    the runs with failures (one :class:`coschedule.sim.metrics.Summary` per failure seed) and a
-    red dot for the failure-free run (``failure_free``, a Summary or ``None``). Boxes follow
-    the paper: median, quartiles, whiskers at 1.5 IQR, outliers as points. Empty classes are
-    left empty. Log scale on y; flows in hours (``hours=False``: seconds). Returns the figure;
-    saves it when ``path`` is given."""
-    from matplotlib.ticker import ScalarFormatter
+    the runs with failures (one :class:`coschedule.sim.metrics.Summary`, or its ``to_dict()``,
+    per failure seed) and a red dot for the failure-free run (``failure_free``, or ``None``).
+    Boxes follow the paper: median, quartiles, whiskers at 1.5 IQR, outliers as points. Empty
+    classes are left empty. Log scale on y; flows in hours (``hours=False``: seconds). Returns
+    the figure; saves it when ``path`` is given."""
+    return plot_flow_classes_rows([("", failure_free, with_failures)], path, title=title, hours=hours)
 
-    if not with_failures and failure_free is None:
-        raise ValueError("nothing to plot: no summary given")
-    ref = failure_free if failure_free is not None else with_failures[0]
-    labels = [c.label for c in ref.classes] + ["all", "weighted"]
-    unit = 3600.0 if hours else 1.0
 
-    def values(s: Any, which: str) -> list[float]:
-        out = [getattr(c.flow, which) / unit for c in s.classes]
-        out.append(getattr(s.flow, which) / unit)
-        if which == "mean":
-            out.append(s.flow.weighted_mean / unit)
-        return out
-
-    fig = new_figure(figsize=(11, 4.2))
-    for k, (which, name) in enumerate((("max", "maximum flow"), ("mean", "mean flow"))):
-        ax = fig.add_subplot(1, 2, k + 1)
-        cols = list(zip(*(values(s, which) for s in with_failures))) if with_failures else []
-        data = [[v for v in col if np.isfinite(v)] for col in cols]
-        xs = [x for x, col in enumerate(data, start=1) if col]
-        if xs:
-            ax.boxplot([data[x - 1] for x in xs], positions=xs, widths=0.6, whis=1.5,
-                       medianprops={"color": "black"}, flierprops={"marker": "o", "markersize": 3})
-        if failure_free is not None:
-            ff = values(failure_free, which)
-            pts = [(x, v) for x, v in enumerate(ff, start=1) if np.isfinite(v) and v > 0]
-            if pts:
-                ax.scatter(*zip(*pts), color="red", zorder=3, s=18, label="failure-free")
-                ax.legend(loc="upper left", fontsize=8)
-        names = labels if which == "mean" else labels[:-1]  # no weighted maximum
-        ax.set_xticks(range(1, len(names) + 1))
-        ax.set_xticklabels(names, rotation=45, ha="right", fontsize=8)
-        ax.set_yscale("log")
-        ax.yaxis.set_major_formatter(ScalarFormatter())
-        ax.yaxis.set_minor_formatter(ScalarFormatter())
-        ax.tick_params(axis="y", which="minor", labelsize=7)
-        ax.set_xlim(0.4, len(names) + 0.6)
-        ax.set_xlabel("job size (nodes)")
-        ax.set_ylabel(f"{name} ({'hours' if hours else 's'})")
-        ax.set_title(name + (" (weighted: by job size)" if which == "mean" else ""), fontsize=10)
-        ax.grid(axis="y", alpha=0.3)
-    runs = len(with_failures)
-    fig.suptitle(title or f"{ref.policy}: flows per job size, {runs} failure scenario{'s' if runs != 1 else ''}"
-                 + (" (boxes) and failure-free (red)" if failure_free is not None else ""), fontsize=11)
+def plot_flow_classes_rows(
+    rows: Sequence[tuple[str, Any, Sequence[Any]]],
+    path: str | Path | None = None,
+    *,
+    title: str | None = None,
+    hours: bool = True,
+) -> Figure:
+    """:func:`plot_flow_classes` for several workloads, one row of two panels each:
+    ``rows`` = ``(heading, failure_free, with_failures)``."""
+    if not rows or any(ff is None and not fails for _, ff, fails in rows):
+        raise ValueError("nothing to plot: a row has no summary")
+    fig = new_figure(figsize=(11, 4.2 * len(rows)))
+    for k, (heading, ff, fails) in enumerate(rows):
+        axes = [fig.add_subplot(len(rows), 2, 2 * k + 1), fig.add_subplot(len(rows), 2, 2 * k + 2)]
+        _draw_flow_classes(axes, ff, fails, hours, heading)
+    runs = sorted({len(fails) for _, _, fails in rows})
+    runs_text = "/".join(str(r) for r in runs)
+    ref = rows[0][1] if rows[0][1] is not None else rows[0][2][0]
+    policy = ref["policy"] if isinstance(ref, dict) else ref.policy
+    fig.suptitle(title or f"{policy}: flows per job size, {runs_text} failure scenario(s) (boxes)"
+                 + " and failure-free (red)", fontsize=11)
     fig.tight_layout()
     if path is not None:
         save_figure(fig, path)

@@ -256,7 +256,9 @@ def _mtbf(v: Any) -> float | None:
 class BatchSpec:
     """A batch campaign's grid (module docstring); its :meth:`digest` identifies its database.
 
-    ``node_mtbf``: per-node MTBFs in seconds, ``None`` for failure-free; ``recovery_cost``
+    ``node_mtbf``: per-node MTBFs in seconds, ``None`` for failure-free; ``platform_mtbf``:
+    platform MTBFs in seconds, each giving every workload the node MTBF ``platform_mtbf x N``
+    (its own node count: the paper's "MTBF of the platform", [Du2024] §5.2); ``recovery_cost``
     ``None``: R = C. ``seeds``: failure traces per failure setting (indices ``0 .. seeds-1``).
     ``knows_downtime`` and ``final_checkpoint`` go to :func:`~coschedule.batch.run_batch`;
     ``classes``, ``prune``, ``window`` and ``gamma`` to :func:`coschedule.sim.metrics.summarize`
@@ -271,6 +273,7 @@ class BatchSpec:
     sources: tuple[WorkloadSource, ...]
     policies: tuple[str, ...]
     node_mtbf: tuple[float | None, ...] = (None,)
+    platform_mtbf: tuple[float, ...] = ()
     downtime: tuple[float, ...] = (0.0,)
     checkpoint_cost: tuple[float, ...] = (0.0,)
     recovery_cost: tuple[float | None, ...] = (None,)
@@ -311,6 +314,7 @@ class BatchSpec:
             sources=tuple(self.sources),
             policies=tuple(dict.fromkeys(pol)),
             node_mtbf=tuple(sorted(mtbf, key=lambda m: -1.0 if m is None else m)),
+            platform_mtbf=tuple(sorted({_number(m, "platform_mtbf", strict=True) for m in self.platform_mtbf})),
             downtime=tuple(sorted({_number(d, "downtime") for d in self.downtime})),
             checkpoint_cost=tuple(sorted({_number(c, "checkpoint_cost") for c in self.checkpoint_cost})),
             recovery_cost=tuple(sorted({None if r is None else _number(r, "recovery_cost") for r in self.recovery_cost},
@@ -329,7 +333,7 @@ class BatchSpec:
             src.check()
         for ref in self.workloads():
             w = ref.workload
-            for m in self._failing():
+            for m in self._failing(w):
                 for C in self.checkpoint_cost:
                     for R in self.recovery_cost:
                         ck = Checkpointing(cost=C, recovery=R, node_mtbf=m)
@@ -357,13 +361,17 @@ class BatchSpec:
     def n_instances(self) -> int:
         return sum(src.size() for src in self.sources)
 
-    def _failing(self) -> tuple[float, ...]:
-        return tuple(m for m in self.node_mtbf if m is not None)
+    def _failing(self, workload: Any = None) -> tuple[float, ...]:
+        """The node MTBFs of the failure settings (of ``workload``: with its platform MTBFs)."""
+        out = [m for m in self.node_mtbf if m is not None]
+        if workload is not None:
+            out += [pm * workload.n_nodes for pm in self.platform_mtbf]
+        return tuple(dict.fromkeys(out))
 
     def _settings(self) -> int:
         """Cells per workload and policy."""
         free = 1 if None in self.node_mtbf else 0
-        return free + len(self._failing()) * len(self.downtime) * len(self.checkpoint_cost) * len(
+        return free + (len(self._failing()) + len(self.platform_mtbf)) * len(self.downtime) * len(self.checkpoint_cost) * len(
             self.recovery_cost) * self.seeds
 
     def n_cells(self) -> int:
@@ -380,7 +388,7 @@ class BatchSpec:
         common: dict[str, Any] = {"knows_downtime": self.knows_downtime, "final_checkpoint": self.final_checkpoint,
                                   "metrics": MetricOptions(self.classes, self.prune, self.window, self.gamma)}
         for ref in self.workloads():
-            for m in self._failing():
+            for m in self._failing(ref.workload):
                 for k in range(self.seeds):
                     root = failure_seed(self.seed, ref.key, m, k)
                     for D in self.downtime:
@@ -397,7 +405,10 @@ class BatchSpec:
     def grid_line(self) -> str:
         """The grid's size, as ``coschedule simulate --dry-run`` prints it."""
         free = "1 failure-free + " if None in self.node_mtbf else ""
-        failing = (f"{len(self._failing())} node_mtbf x {len(self.downtime)} downtime x "
+        mtbfs = f"{len(self._failing())} node_mtbf"
+        if self.platform_mtbf:
+            mtbfs = f"({mtbfs} + {len(self.platform_mtbf)} platform_mtbf)"
+        failing = (f"{mtbfs} x {len(self.downtime)} downtime x "
                    f"{len(self.checkpoint_cost)} checkpoint_cost x {len(self.recovery_cost)} recovery_cost x "
                    f"{self.seeds} seeds")
         return (f"grid: {self.n_instances()} workloads x {len(self.policies)} policies x ({free}{failing}) = "
@@ -407,6 +418,7 @@ class BatchSpec:
         """The grid's size as ``coschedule simulate --dry-run --json`` prints it."""
         return {"simulator": self.simulator, "workloads": self.n_instances(), "policies": len(self.policies),
                 "failure_free": None in self.node_mtbf, "node_mtbf": len(self._failing()),
+                "platform_mtbf": len(self.platform_mtbf),
                 "downtime": len(self.downtime), "checkpoint_cost": len(self.checkpoint_cost),
                 "recovery_cost": len(self.recovery_cost), "seeds": self.seeds, "cells": self.n_cells(),
                 "simulations": self.n_cells()}
@@ -426,6 +438,7 @@ class BatchSpec:
             "seeds": self.seeds,
             "policies": list(self.policies),
             "node_mtbf": list(self.node_mtbf),
+            **({"platform_mtbf": list(self.platform_mtbf)} if self.platform_mtbf else {}),
             "downtime": list(self.downtime),
             "checkpoint_cost": list(self.checkpoint_cost),
             "recovery_cost": list(self.recovery_cost),
@@ -456,7 +469,7 @@ def batch_costs(spec: BatchSpec) -> dict[str, float]:
 
 # ------------------------------------------------------------------------------- parsing
 
-_GRID_KEYS = ("policies", "node_mtbf", "downtime", "checkpoint_cost", "recovery_cost")
+_GRID_KEYS = ("policies", "node_mtbf", "platform_mtbf", "downtime", "checkpoint_cost", "recovery_cost")
 
 
 def batch_spec_from_dict(data: Any, where: str = "spec", base: str | Path = ".", *,

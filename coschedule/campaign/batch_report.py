@@ -19,7 +19,7 @@ from typing import Any
 
 from .report import _md_table
 
-__all__ = ["BatchGroup", "format_batch_markdown", "format_batch_tables", "summarize_batch"]
+__all__ = ["BatchGroup", "batch_figure", "format_batch_markdown", "format_batch_tables", "summarize_batch"]
 
 
 @dataclass(frozen=True)
@@ -232,3 +232,29 @@ def format_batch_tables(groups: Sequence[BatchGroup]) -> str:
 def format_batch_markdown(groups: Sequence[BatchGroup]) -> str:
     """The same tables as :func:`format_batch_tables`, as Markdown."""
     return _render(groups, markdown=True)
+
+
+def batch_figure(rows: Sequence[dict[str, Any]], title: str | None = None) -> Any:
+    """``coschedule report --plot`` of a batch campaign: per source and policy, the flows per
+    size class over the failure seeds (box plots) with the failure-free run (red dots), as
+    [Du2024] Figs. 1, 4 and 5 (:func:`coschedule.plot.plot_flow_classes_rows`). Each source
+    needs one failure setting (filter with ``--node-mtbf``, or run one per spec)."""
+    from coschedule.plot import plot_flow_classes_rows
+
+    from .sources import CampaignError
+
+    acc: dict[tuple[str, str], list[dict[str, Any]]] = defaultdict(list)
+    for r in rows:
+        acc[(r["source"], r["policy"])].append(r)
+    panels = []
+    for (src, pol), rs in sorted(acc.items()):
+        free = [r for r in rs if r["node_mtbf"] is None]
+        failing = [r for r in rs if r["node_mtbf"] is not None]
+        settings = {(r["node_mtbf"], r["downtime"], r["checkpoint_cost"], r["recovery_cost"]) for r in failing}
+        if len(settings) > 1:
+            raise CampaignError(f"--plot draws one failure setting per source; {src} has {len(settings)}: "
+                                "choose one with --node-mtbf")
+        heading = f"{src}, {pol}"
+        panels.append((heading, free[0]["metrics"] if free else None,
+                       [r["metrics"] for r in sorted(failing, key=lambda r: r["id"])]))
+    return plot_flow_classes_rows(panels, title=title)

@@ -53,6 +53,9 @@ class Simulator:
     markdown: Callable[[Any], str]
     per_cell: Callable[[dict[str, Any]], str]
     plots: bool = False
+    #: ``figure(rows, title)``: the simulator's own ``--plot`` from the selected rows (instead of
+    #: :func:`~coschedule.campaign.plot_groups`)
+    figure: Callable[..., Any] | None = None
 
 
 def _rigid() -> Simulator:
@@ -74,7 +77,7 @@ def _batch() -> Simulator:
                      batch.BATCH_SCHEMA, batch.batch_spec_from_dict, batch.simulate_batch_cell,
                      lambda spec, numba: batch.batch_costs(spec), batch_report.summarize_batch,
                      batch_report.format_batch_tables, batch_report.format_batch_markdown,
-                     lambda spec: "one simulation each")
+                     lambda spec: "one simulation each", figure=batch_report.batch_figure)
 
 
 #: simulator name -> how to build it (imported when first used)

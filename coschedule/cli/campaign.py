@@ -376,8 +376,8 @@ def _report_several(args: argparse.Namespace) -> int:
         if args.plot:
             with ResultStore.open(db) as store:
                 if not get_simulator(store.simulator).plots:
-                    raise CampaignError(f"{db}: --plot draws the figures of rigid campaigns; a {store.simulator} "
-                                        "campaign has none yet (its tables, --csv or --json say it all)")
+                    raise CampaignError(f"{db}: side-by-side panels (--plot with several databases) are drawn for "
+                                        f"rigid campaigns; plot a {store.simulator} campaign's database alone")
         cmd_report(argparse.Namespace(**{**vars(args), "db": [db], "plot": None}))
         with ResultStore.open(db) as store:
             filters = _filters(args, store.simulator)
@@ -413,7 +413,7 @@ def cmd_report(args: argparse.Namespace) -> int:
             print(f"coschedule report: {db}: {missing:,} of {grid:,} cells missing (the campaign "
                   "is unfinished: run the same coschedule simulate again to complete it); the tables "
                   "and figures average only the cells present", file=sys.stderr)
-        if args.plot and not sim.plots:
+        if args.plot and not (sim.plots or sim.figure):
             raise CampaignError(f"{db}: --plot draws the figures of rigid campaigns; a {store.simulator} campaign "
                                 "has none yet (its tables, --csv or --json say it all)")
         groups = sim.summarize(selected)
@@ -427,7 +427,8 @@ def cmd_report(args: argparse.Namespace) -> int:
         if args.plot:
             if not groups:
                 raise CampaignError(f"{db}: no completed cell matches; nothing to plot")
-            write_figure(plot_groups(groups, title=args.title), args.plot)
+            fig = sim.figure(selected, args.title) if sim.figure else plot_groups(groups, title=args.title)
+            write_figure(fig, args.plot)
         if args.json:
             export_json(store, sys.stdout, groups,
                         extra={"grid_cells": grid, "done_cells": done, "missing_cells": missing})

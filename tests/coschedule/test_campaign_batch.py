@@ -528,3 +528,48 @@ def test_cell_ids():
     assert batch_cell_id("swf:k", "easy", None) == "swf:k|easy|mtbf=none"
     assert batch_cell_id("swf:k", "easy", 1e6, 600, 0, None, 2) == "swf:k|easy|mtbf=1000000.0|D=600.0|C=0.0|R=C|s=2"
     assert batch_cell_id("swf:k", "easy", 1e6, 600, 0, 5.0, 2).endswith("|R=5.0|s=2")
+
+
+def test_platform_mtbf_scales_with_each_workload():
+    """``platform_mtbf`` gives each workload the node MTBF ``platform_mtbf x N`` ([Du2024]'s
+    "MTBF of the platform"): the same 3 days of KTH on 100 and on 200 nodes, one platform MTBF:
+    node MTBFs 100 x and 200 x it; without the key the digest is unchanged."""
+    sources = (SwfWorkload(path=str(KTH), name="kth", days=3), SwfWorkload(path=str(KTH), name="kth200", days=3, nodes=200))
+    assert "platform_mtbf" not in small_spec().normalized().to_dict()
+    spec = small_spec(sources=sources, node_mtbf=(None,), platform_mtbf=(3600.0,), checkpoint_cost=(0.0,),
+                      policies=("easy",)).normalized()
+    assert spec.to_dict()["platform_mtbf"] == [3600.0]
+    cells = list(spec.cells())
+    assert len(cells) == spec.n_cells() == 2 * (1 + 2)
+    by = {(c.workload_key, c.seed_index): c.node_mtbf for c in cells if c.node_mtbf is not None}
+    assert {k[0]: v for k, v in by.items()} == {"swf:kth": 360000.0, "swf:kth200": 720000.0}
+    assert "(0 node_mtbf + 1 platform_mtbf)" in spec.grid_line()
+
+
+def test_report_plots_the_flows_per_size_class(reference_db, tmp_path):
+    """``report --plot`` of a batch campaign draws [Du2024]'s Figs. 1/4/5 panels: one row of two
+    panels per source and policy (box plots over the seeds, the failure-free run in red); with
+    two failure settings for a source it asks for a filter."""
+    from coschedule.cli import main
+
+    out = tmp_path / "flows.png"
+    code = main(["report", str(reference_db), "--plot", str(out), "--node-mtbf", "none",
+                 "--policy", "easy"])
+    assert code == 0 and out.stat().st_size > 10_000
+    with ResultStore.open(reference_db) as store:
+        rows = [r for r in store.rows() if r["policy"] == "easy" and r["checkpoint_cost"] in (0.0,)]
+    from coschedule.campaign.batch_report import batch_figure
+
+    fig = batch_figure(rows)
+    assert len(fig.axes) == 2
+    box_ax, mean_ax = fig.axes
+    assert [t.get_text() for t in mean_ax.get_xticklabels()][-2:] == ["all", "weighted"]
+    assert [t.get_text() for t in box_ax.get_xticklabels()][-1] == "all"  # no weighted maximum
+    failing = [r for r in rows if r["node_mtbf"] is not None]
+    red = mean_ax.collections[0].get_offsets()
+    free = next(r for r in rows if r["node_mtbf"] is None)["metrics"]
+    assert np.isclose(red[-1][1], free["flow"]["weighted_mean"] / 3600)
+    assert len(failing) == 2  # the two seeds make the boxes
+    with pytest.raises(Exception, match="one failure setting per source"):
+        with ResultStore.open(reference_db) as store:
+            batch_figure([r for r in store.rows() if r["policy"] == "easy"])
