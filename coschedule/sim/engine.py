@@ -96,12 +96,15 @@ class Attempt:
 @dataclass(frozen=True)
 class FailureRecord:
     """A failure the engine applied: ``node`` down on ``[time, up)``; ``job`` it hit (-1: an
-    idle node)."""
+    idle node); ``idle``: the nodes up and idle when it struck, before any decision (not
+    counting the failed node, nor the other nodes of the job it hit): whether a free node could
+    replace the failed one ([Du2024] Table 5b, "empty node")."""
 
     time: float
     node: int
     up: float
     job: int
+    idle: int = -1
 
 
 @dataclass
@@ -385,11 +388,12 @@ class Simulation:
             self.up_at[x] = back
             self.events.push(back, EventKind.RECOVERY, x)
         j = int(self.node_job[x])
-        self._failures.append(FailureRecord(now, x, back, j))
         inst.failed_nodes.append(x)
         if j < 0:
+            self._failures.append(FailureRecord(now, x, back, j, self.free_count()))
             return True
         self.node_job[x] = -1
+        self._failures.append(FailureRecord(now, x, back, j, self.free_count()))
         self.interrupt(j, FAILED, failed_node=x)
         inst.failed_jobs.append(j)
         self.policy.job_failed(self, j, x)

@@ -208,6 +208,7 @@ class Utilization:
     failures_hit: int  # ... that hit a job
     failures_idle_after: int  # ... right after which at least one node is idle
     restarts: int  # attempts ended (by a failure or an interruption) in the window
+    failures_spare: int = 0  # failures that struck while a node was up and idle ([Du2024] Table 5b)
 
     @property
     def capacity(self) -> float:
@@ -228,6 +229,12 @@ class Utilization:
         """Share of the window's failures right after which at least one node is idle (Table 5a
         of [Du2024]); NaN without failures."""
         return self.failures_idle_after / self.failures if self.failures else math.nan
+
+    @property
+    def spare_at_failure_share(self) -> float:
+        """The share of the window's failures that struck while a node was up and idle, before
+        any decision (the "empty node" column of [Du2024] Table 5b); NaN without failures."""
+        return self.failures_spare / self.failures if self.failures else math.nan
 
 
 def _checkpoint_time(x: np.ndarray | float, T: float, C: float, L: float, K: int, final: bool) -> Any:
@@ -329,6 +336,7 @@ def utilization(result: SimulationResult, window: tuple[float, float] | None = N
         idle_time_share=idle_time / (hi - lo) if hi > lo else math.nan,
         failures=len(in_window), failures_hit=sum(1 for f in in_window if f.job >= 0),
         failures_idle_after=int(np.count_nonzero(after < N)), restarts=restarts,
+        failures_spare=sum(1 for f in in_window if f.idle > 0),
         **{k: float(v) for k, v in parts.items()},
     )
 
@@ -393,6 +401,8 @@ class Summary:
                 "failures_hit": u.failures_hit,
                 "failures_idle_after": u.failures_idle_after,
                 "idle_after_failure_share": _json_number(u.idle_after_failure_share),
+                "failures_spare": u.failures_spare,
+                "spare_at_failure_share": _json_number(u.spare_at_failure_share),
                 "restarts": u.restarts,
             },
         }
@@ -423,7 +433,8 @@ class Summary:
         lines.append(f"at least one node idle: {_fmt(100 * u.idle_time_share)} % of the time")
         lines.append(f"failures: {u.failures} applied, {u.failures_hit} hit a job, {u.restarts} restarts; "
                      f"at least one node idle right after {u.failures_idle_after} of them "
-                     f"({_fmt(100 * u.idle_after_failure_share)} %)")
+                     f"({_fmt(100 * u.idle_after_failure_share)} %); a node idle when {u.failures_spare} "
+                     f"struck ({_fmt(100 * u.spare_at_failure_share)} %)")
         return "\n".join(lines)
 
 

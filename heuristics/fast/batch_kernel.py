@@ -190,6 +190,7 @@ def _simulate(
     f_node = np.empty(fail_t.shape[0] + 1, dtype=np.int64)
     f_up = np.empty(fail_t.shape[0] + 1)
     f_job = np.empty(fail_t.shape[0] + 1, dtype=np.int64)
+    f_idle = np.empty(fail_t.shape[0] + 1, dtype=np.int64)
     nf = 0
     # ---- the profile (conservative: kept across instants; EASY: rebuilt)
     # live occupations leave at most 2 (n + N) + 1 breakpoints after an advance; one instant's
@@ -300,15 +301,18 @@ def _simulate(
             f_node[nf] = x
             f_up[nf] = back
             f_job[nf] = j
-            nf += 1
             nfailed_nodes += 1
             useful = True
             if j < 0:
+                f_idle[nf] = free_count
+                nf += 1
                 continue
             # interrupt j: its saved time, the attempt's record
             node_job[x] = -1
             if back <= now:
                 free_count += 1  # transient: the node stays up, idle
+            f_idle[nf] = free_count
+            nf += 1
             elapsed = now - start_time[j] - recov[j]
             left = K[j] - saved_count[j]
             m = 0
@@ -552,7 +556,7 @@ def _simulate(
             pool, pool_len = _compact_pool(pool, cur_off, cur_cnt, state)
     return (a_job[:na], a_idx[:na], a_start[:na], a_end[:na], a_rec[:na], a_sb[:na], a_sa[:na],
             a_out[:na], a_noff[: na + 1], a_nodes[: a_noff[na]], f_time[:nf], f_node[:nf], f_up[:nf],
-            f_job[:nf], completion, first_start, now)
+            f_job[:nf], f_idle[:nf], completion, first_start, now)
 
 
 @njit(cache=True)
@@ -603,7 +607,7 @@ def simulate_kernel(workload, policy: str, *, failures, downtime: float, checkpo
         sim.failures.times.astype(np.float64), sim.failures.nodes.astype(np.int64), float(sim.downtime),
     )
     (a_job, a_idx, a_start, a_end, a_rec, a_sb, a_sa, a_out, a_noff, a_nodes,
-     f_time, f_node, f_up, f_job, completion, first_start, horizon) = out
+     f_time, f_node, f_up, f_job, f_idle, completion, first_start, horizon) = out
     # one int object per node, shared by every attempt's tuple (a tuple of fresh ints would
     # cost 28 more bytes per node of every attempt: gigabytes on a month of Mira)
     name = list(range(N)).__getitem__
@@ -616,8 +620,8 @@ def simulate_kernel(workload, policy: str, *, failures, downtime: float, checkpo
             a_sa.tolist(), a_out.tolist()))
     ]
     attempts.sort(key=lambda a: (a.start, a.job, a.index))
-    records = tuple(FailureRecord(t, x, u, j) for t, x, u, j in
-                    zip(f_time.tolist(), f_node.tolist(), f_up.tolist(), f_job.tolist()))
+    records = tuple(FailureRecord(t, x, u, j, i) for t, x, u, j, i in
+                    zip(f_time.tolist(), f_node.tolist(), f_up.tolist(), f_job.tolist(), f_idle.tolist()))
     return SimulationResult(
         workload=sim.workload, policy=_NAMES[code], attempts=tuple(attempts), failures=records,
         downtime=sim.downtime, checkpointing=checkpointing, length=np.array(sim.length),
