@@ -591,7 +591,8 @@ def plot_flow_classes_rows(
     ``rows`` = ``(heading, failure_free, with_failures)``."""
     if not rows or any(ff is None and not fails for _, ff, fails in rows):
         raise ValueError("nothing to plot: a row has no summary")
-    fig = new_figure(figsize=(11, 4.2 * len(rows)))
+    height = 4.2 * len(rows)
+    fig = new_figure(figsize=(11, height))
     for k, (heading, ff, fails) in enumerate(rows):
         axes = [fig.add_subplot(len(rows), 2, 2 * k + 1), fig.add_subplot(len(rows), 2, 2 * k + 2)]
         _draw_flow_classes(axes, ff, fails, hours, heading)
@@ -601,7 +602,7 @@ def plot_flow_classes_rows(
     policy = ref["policy"] if isinstance(ref, dict) else ref.policy
     fig.suptitle(title or f"{policy}: flows per job size, {runs_text} failure scenario(s) (boxes)"
                  + " and failure-free (red)", fontsize=11)
-    fig.tight_layout()
+    fig.tight_layout(rect=(0, 0, 1, 1 - 0.4 / height))  # room for the title above the panels
     if path is not None:
         save_figure(fig, path)
     return fig
