@@ -42,7 +42,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol, runtime_checkable
 
@@ -57,6 +57,7 @@ __all__ = [
     "Attempt",
     "FailureRecord",
     "Instant",
+    "LazyAttempts",
     "Policy",
     "Simulation",
     "SimulationResult",
@@ -137,13 +138,58 @@ class Policy(Protocol):
         """Once per instant, after every event of it: start jobs with ``sim.start``."""
 
 
+class LazyAttempts(Sequence[Attempt]):
+    """A tuple of :class:`Attempt` s made on first use: a compiled run (the kernel of
+    :mod:`coschedule.heuristics.fast.batch_kernel`) returns its attempts as arrays, and the
+    objects cost more to build than the run itself; who reads them pays for them. It behaves as
+    the tuple: length, indexing, iteration, equality with a tuple or another sequence of
+    attempts."""
+
+    __slots__ = ("_count", "_make", "_tuple")
+
+    def __init__(self, make: Callable[[], tuple[Attempt, ...]], count: int) -> None:
+        self._make: Callable[[], tuple[Attempt, ...]] | None = make
+        self._count = int(count)
+        self._tuple: tuple[Attempt, ...] | None = None
+
+    def _get(self) -> tuple[Attempt, ...]:
+        if self._tuple is None:
+            assert self._make is not None
+            self._tuple = tuple(self._make())
+            self._make = None
+        return self._tuple
+
+    def __len__(self) -> int:
+        return self._count
+
+    def __getitem__(self, k):  # type: ignore[no-untyped-def]
+        return self._get()[k]
+
+    def __iter__(self):  # type: ignore[no-untyped-def]
+        return iter(self._get())
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, LazyAttempts):
+            other = other._get()
+        return self._get() == other if isinstance(other, tuple) else NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(self._get())
+
+    def __repr__(self) -> str:
+        return f"LazyAttempts({self._count} attempts)"
+
+    def __reduce__(self):  # type: ignore[no-untyped-def]
+        return (tuple, (self._get(),))
+
+
 @dataclass(frozen=True)
 class SimulationResult:
     """An executed online schedule and what produced it."""
 
     workload: Workload
     policy: str
-    attempts: tuple[Attempt, ...]
+    attempts: Sequence[Attempt]  # a tuple, or a LazyAttempts that becomes one on first use
     failures: tuple[FailureRecord, ...]
     downtime: float
     checkpointing: Checkpointing

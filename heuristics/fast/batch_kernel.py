@@ -22,7 +22,7 @@ import math
 import numpy as np
 
 from coschedule.jit import njit
-from coschedule.sim.engine import COMPLETED, FAILED, Attempt, FailureRecord, SimulationResult
+from coschedule.sim.engine import COMPLETED, FAILED, Attempt, FailureRecord, LazyAttempts, SimulationResult
 from coschedule.sim.profile import (
     BLOCK,
     _add,
@@ -608,22 +608,25 @@ def simulate_kernel(workload, policy: str, *, failures, downtime: float, checkpo
     )
     (a_job, a_idx, a_start, a_end, a_rec, a_sb, a_sa, a_out, a_noff, a_nodes,
      f_time, f_node, f_up, f_job, f_idle, completion, first_start, horizon) = out
-    # one int object per node, shared by every attempt's tuple (a tuple of fresh ints would
-    # cost 28 more bytes per node of every attempt: gigabytes on a month of Mira)
-    name = list(range(N)).__getitem__
-    offs = a_noff.tolist()
-    attempts = [
-        Attempt(j, k, s, e, tuple(map(name, a_nodes[offs[x]:offs[x + 1]].tolist())), r, sb, sa,
-                COMPLETED if o == 0 else FAILED)
-        for x, (j, k, s, e, r, sb, sa, o) in enumerate(zip(
-            a_job.tolist(), a_idx.tolist(), a_start.tolist(), a_end.tolist(), a_rec.tolist(), a_sb.tolist(),
-            a_sa.tolist(), a_out.tolist()))
-    ]
-    attempts.sort(key=lambda a: (a.start, a.job, a.index))
+    def make() -> tuple[Attempt, ...]:
+        # one int object per node, shared by every attempt's tuple (a tuple of fresh ints would
+        # cost 28 more bytes per node of every attempt: gigabytes on a month of Mira)
+        name = list(range(N)).__getitem__
+        offs = a_noff.tolist()
+        attempts = [
+            Attempt(j, k, s, e, tuple(map(name, a_nodes[offs[x]:offs[x + 1]].tolist())), r, sb, sa,
+                    COMPLETED if o == 0 else FAILED)
+            for x, (j, k, s, e, r, sb, sa, o) in enumerate(zip(
+                a_job.tolist(), a_idx.tolist(), a_start.tolist(), a_end.tolist(), a_rec.tolist(), a_sb.tolist(),
+                a_sa.tolist(), a_out.tolist()))
+        ]
+        attempts.sort(key=lambda a: (a.start, a.job, a.index))
+        return tuple(attempts)
+
     records = tuple(FailureRecord(t, x, u, j, i) for t, x, u, j, i in
                     zip(f_time.tolist(), f_node.tolist(), f_up.tolist(), f_job.tolist(), f_idle.tolist()))
     return SimulationResult(
-        workload=sim.workload, policy=_NAMES[code], attempts=tuple(attempts), failures=records,
+        workload=sim.workload, policy=_NAMES[code], attempts=LazyAttempts(make, a_job.shape[0]), failures=records,
         downtime=sim.downtime, checkpointing=checkpointing, length=np.array(sim.length),
         walltime=np.array(sim.wall_full), checkpoints=np.array(sim.checkpoints, dtype=np.int64),
         completion=completion, first_start=first_start, horizon=float(horizon),

@@ -101,7 +101,6 @@ def test_simulate_from_flags_then_report(capsys, tmp_path):
         (("report", "--qbar", "0.1"), "--qbar does not filter a batch campaign"),
         (("report", "--policy", "fcfs"), "no cell matches --policy fcfs (the database has policy conservative, easy)"),
         (("report", "--node-mtbf", "5"), "no cell matches --node-mtbf 5 (the database has node_mtbf 1e+06, none)"),
-        (("report", "--plot", "x.png"), "--plot draws the figures of rigid campaigns; a batch campaign has none yet"),
     ],
 )
 def test_report_errors_on_a_batch_database(capsys, tmp_path, argv, message):
