@@ -39,6 +39,8 @@ A trace found nowhere is an error that lists every place looked.
 
 from __future__ import annotations
 
+import difflib
+
 import gzip
 import json
 import os
@@ -198,7 +200,11 @@ def bundled(name: str, kind: str | None = None) -> Bundled:
                               "with one of the names coschedule examples lists")
     what = f"bundled {kind}" if kind else "bundled file"
     if len(items) > 12:
-        raise UnknownName(f"unknown {what} {name!r}; coschedule examples lists the {len(items)} names")
+        lister = "coschedule docs lists the" if kind == "doc" else "coschedule examples lists the"
+        noun = "pages" if kind == "doc" else "names"
+        close = difflib.get_close_matches(name, [b.name for b in items], n=1, cutoff=0.6)
+        hint = f" (did you mean {close[0]!r}?)" if close else ""
+        raise UnknownName(f"unknown {what} {name!r}{hint}; {lister} {len(items)} {noun}")
     raise unknown_name(what, name, [b.name for b in items])
 
 

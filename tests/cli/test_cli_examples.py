@@ -58,7 +58,7 @@ def test_examples_path(capsys, name, path):
 def test_examples_unknown_name_is_one_line(capsys):
     code, out, err = run(capsys, "examples", "--path", "fig7")
     assert (code, out) == (2, "")
-    assert err.startswith("coschedule examples: error: unknown bundled file 'fig7'; coschedule examples lists the ")
+    assert err.startswith("coschedule examples: error: unknown bundled file 'fig7' (did you mean 'fig6'?); coschedule examples lists the ")
     assert err.count("\n") == 1
     code, _, err = run(capsys, "examples", "--kind", "spec", "--path", "zzz")
     assert code == 2 and "unknown bundled spec 'zzz'; coschedule examples lists the 13 names" in err
@@ -75,7 +75,9 @@ def test_docs_lists_and_locates_pages(capsys):
     code, out, _ = run(capsys, "docs", "cli.md", "--show")
     assert code == 0 and out == (ROOT / "docs" / "cli.md").read_text(encoding="utf-8")
     code, _, err = run(capsys, "docs", "manual")
-    assert code == 2 and err.startswith("coschedule docs: error: unknown bundled doc 'manual'; valid: algorithms")
+    assert code == 2 and err == "coschedule docs: error: unknown bundled doc 'manual'; coschedule docs lists the 13 pages\n"
+    code, _, err = run(capsys, "docs", "batchs")
+    assert code == 2 and "unknown bundled doc 'batchs' (did you mean 'batch'?)" in err
 
 
 def test_help_texts_point_at_the_bundled_docs():
