@@ -268,10 +268,12 @@ def _bench_batch(args: argparse.Namespace, tty: bool) -> int:
         return 0
     print(f"batch simulator, each case in a fresh process (best of {args.repeat}), {bench.cores} cores; "
           "CPU seconds")
-    print(f"{'case':<18} {'jobs':>7} {'nodes':>6} {'policy':<12} {'sim CPU':>8} {'whole CPU':>9} "
+    width = max(len(r.case) for r in bench.runs) if bench.runs else 4
+    print(f"{'case':<{width}} {'jobs':>7} {'nodes':>6} {'policy':<12} {'sim CPU':>8} {'warm':>6} {'whole CPU':>9} "
           f"{'whole wall':>10} {'peak RSS':>9} {'before':>7}  failures")
     for r in bench.runs:
-        print(f"{r.case:<18} {r.jobs:>7,} {r.n_nodes:>6,} {r.policy:<12} {r.sim_cpu_s:8.2f} {r.whole_cpu_s:9.2f} "
+        warm = "-" if r.sim_warm_cpu_s is None else f"{r.sim_warm_cpu_s:.2f}"
+        print(f"{r.case:<{width}} {r.jobs:>7,} {r.n_nodes:>6,} {r.policy:<12} {r.sim_cpu_s:8.2f} {warm:>6} {r.whole_cpu_s:9.2f} "
               f"{r.whole_wall_s:10.2f} {r.peak_rss_mb:6.0f} MB {r.rss_before_mb:4.0f} MB  {r.failures}"
               + (f" ({r.failure_count:,} failures, {r.attempts:,} attempts)" if r.failure_count else ""))
     a = bench.accasim
@@ -284,7 +286,8 @@ def _bench_batch(args: argparse.Namespace, tty: bool) -> int:
               f"forks to write its schedule {_num(a.children_cpu_s, '.2f', ' s')}); whole process "
               f"{_num(a.whole_cpu_s, '.2f', ' s')} CPU, {_num(a.whole_wall_s, '.2f', ' s')} wall")
         for policy in ("easy", "conservative"):
-            print(f"  AccaSim / our {policy}: simulation CPU {_num(ratios[f'sim_vs_{policy}'], '.1f', 'x')}, "
+            print(f"  AccaSim / our {policy}: simulation CPU {_num(ratios[f'sim_vs_{policy}'], '.1f', 'x')} "
+                  f"(warm {_num(ratios[f'warm_vs_{policy}'], '.1f', 'x')}), "
                   f"whole process CPU {_num(ratios[f'whole_vs_{policy}'], '.1f', 'x')}")
     if a.different_starts is not None:
         q = a.difference_quantiles or {}

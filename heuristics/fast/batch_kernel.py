@@ -143,9 +143,10 @@ def _simulate(
     cur_off = np.zeros(n, dtype=np.int64)
     cur_cnt = np.zeros(n, dtype=np.int64)
     total_procs = int(procs.sum())
-    pool = np.empty(max(16, 2 * total_procs), dtype=np.int64)
+    # the jobs that hold nodes hold at most N of them: the pool is compacted beyond a few N
+    pool_limit = 2 * N + 1024
+    pool = np.empty(2 * pool_limit, dtype=np.int64)
     pool_len = 0
-    pool_limit = 4 * (total_procs + 16)
     # ---- node state
     node_job = np.full(N, -1, dtype=np.int64)
     up = np.ones(N, dtype=np.bool_)
@@ -183,7 +184,7 @@ def _simulate(
     a_sa = np.empty(cap_a)
     a_out = np.empty(cap_a, dtype=np.int64)  # 0 completed, 1 failed
     a_noff = np.empty(cap_a + 1, dtype=np.int64)
-    a_nodes = np.empty(max(16, total_procs), dtype=np.int64)
+    a_nodes = np.empty(max(16, total_procs), dtype=np.int32)  # node ids of every attempt
     na = 0
     a_noff[0] = 0
     f_time = np.empty(fail_t.shape[0] + 1)

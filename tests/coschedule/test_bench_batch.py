@@ -99,5 +99,6 @@ def test_cli_prints_not_measured(tiny_cases, capsys):
     assert main(["bench", "batch", "--cases", "tiny-easy", "--no-accasim", "--json"]) == 0
     data = json.loads(capsys.readouterr().out)["batch"]
     assert data["runs"][0]["case"] == "tiny-easy" and data["accasim"]["cpu_s"] is None
-    assert data["ratios"] == {"sim_vs_easy": None, "whole_vs_easy": None, "sim_vs_conservative": None,
-                              "whole_vs_conservative": None}
+    assert data["ratios"] == {"sim_vs_easy": None, "warm_vs_easy": None, "whole_vs_easy": None,
+                              "sim_vs_conservative": None, "warm_vs_conservative": None, "whole_vs_conservative": None}
+    assert data["runs"][0]["sim_warm_cpu_s"] >= 0  # the second simulation in the child
