@@ -81,6 +81,7 @@ import bisect
 import heapq
 import itertools
 from collections.abc import Iterable
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -89,6 +90,9 @@ from coschedule.rng import Seed
 from coschedule.schedule import Execution, Outcome, Schedule
 
 from .priorities import PriorityRule, priority_order
+
+if TYPE_CHECKING:
+    from coschedule.sim.profile import AvailabilityProfile
 
 __all__ = ["RESERVATIONS", "TIME_EPS", "TIME_REL", "r_list", "time_tolerance"]
 
@@ -164,78 +168,18 @@ class _Run:
         return Schedule(tuple(sorted(self.executions, key=lambda e: (e.start, e.job, e.attempt))))
 
 
-class _Profile:
-    """Free processors over ``[now, inf)`` as a step function, for one reservation round.
+def _running_profile(
+    run: _Run, now: float, running: Iterable[tuple[float, int]]
+) -> AvailabilityProfile:
+    """The availability profile of a round at ``now`` (the simulation core's,
+    :class:`coschedule.sim.profile.AvailabilityProfile`): ``P`` processors, each running
+    ``(end, processors)`` occupying its processors from now until its end. Its earliest fits
+    are the first breakpoints (now, running ends, reservation starts and ends) at which a job
+    fits for its whole duration; the last segment has all ``P`` processors free."""
+    # imported here: importing the heuristics loads neither numba nor the simulation core
+    from coschedule.sim.profile import AvailabilityProfile
 
-    ``ts[i]`` is the start of segment ``i`` (``ts[0] = now``), ``free[i]`` the free processors on
-    ``[ts[i], ts[i+1])``; the last segment is unbounded and entirely free.
-    """
-
-    __slots__ = ("free", "ts")
-
-    def __init__(self, now: float, P: int, running: Iterable[tuple[float, int]]) -> None:
-        ends: dict[float, int] = {}
-        for end, p in running:
-            ends[end] = ends.get(end, 0) + p
-        used = sum(ends.values())
-        self.ts = [now]
-        self.free = [P - used]
-        for end in sorted(ends):
-            used -= ends[end]
-            self.ts.append(end)
-            self.free.append(P - used)
-
-    def earliest_fit(self, p: int, d: float) -> int:
-        """Index of the first breakpoint ``s`` with ``p`` free processors on all of ``[s, s + d)``.
-
-        Only breakpoints need be tried: free capacity changes only there. When segment ``k``
-        blocks a start at ``ts[i]``, every start up to ``ts[k]`` also overlaps it, so the scan
-        resumes at ``k + 1``: ``O(len(ts))`` in all.
-        """
-        ts, free = self.ts, self.free
-        n = len(ts)
-        i = 0
-        while True:
-            if free[i] < p:
-                i += 1  # the last segment is entirely free, so this stops
-                continue
-            end = ts[i] + d
-            k = i + 1
-            while k < n and ts[k] < end:
-                if free[k] < p:
-                    break
-                k += 1
-            else:
-                return i
-            i = k + 1
-
-    def fits_now(self, p: int, d: float) -> bool:
-        """Whether ``p`` processors are free on all of ``[now, now + d)``."""
-        ts, free = self.ts, self.free
-        end = ts[0] + d
-        k = 0
-        while k < len(ts) and ts[k] < end:
-            if free[k] < p:
-                return False
-            k += 1
-        return True
-
-    def _breakpoint(self, t: float) -> int:
-        ts = self.ts
-        i = bisect.bisect_left(ts, t)
-        if i < len(ts) and ts[i] == t:
-            return i
-        ts.insert(i, t)
-        self.free.insert(i, self.free[i - 1])  # t > ts[0] = now, so i >= 1
-        return i
-
-    def reserve(self, start: float, end: float, p: int) -> None:
-        """Take ``p`` processors on ``[start, end)``."""
-        i = self._breakpoint(start)
-        k = self._breakpoint(end)
-        free = self.free
-        for x in range(i, k):
-            free[x] -= p
+    return AvailabilityProfile.of_running(run.P, now, running)
 
 
 def _reservation_count(m: int | str, n: int) -> int:
@@ -275,19 +219,20 @@ def _reservation_round(
 ) -> list[int]:
     """Reserve for the first ``k`` queued jobs, then backfill the rest (Alg. 1's two loops)."""
     procs, times, job_at = run.procs, run.times, run.job_at
-    profile = _Profile(now, run.P, ((end, procs[j]) for j, end in running.items()))
+    profile = _running_profile(run, now, ((end, procs[j]) for j, end in running.items()))
     started = []
     for r in queue[:k]:  # reservations, in priority order
         j = job_at[r]
-        i = profile.earliest_fit(procs[j], times[j])
-        start = profile.ts[i]
-        profile.reserve(start, start + times[j], procs[j])
-        if i == 0:  # the reservation starts now: start it now (NOTE 3)
+        start = profile.earliest_fit(procs[j], times[j])  # never inf: all P are free at last
+        profile.add(start, start + times[j], procs[j])
+        if start == now:  # the reservation starts now: start it now (NOTE 3)
             started.append(j)
+    free_now = profile.free_at(now)
     for r in queue[k:]:  # backfilling, without delaying any reservation (NOTE 4)
         j = job_at[r]
-        if profile.free[0] >= procs[j] and profile.fits_now(procs[j], times[j]):
-            profile.reserve(now, now + times[j], procs[j])
+        if procs[j] <= free_now and profile.fits(now, procs[j], times[j]):
+            profile.add(now, now + times[j], procs[j])
+            free_now -= procs[j]
             started.append(j)
     return started
 
@@ -320,23 +265,24 @@ def _kept_round(
         ((end, procs[j]) for j, end in running.items()),
         ((s + times[j], procs[j]) for j, s in started),
     )
-    profile = _Profile(now, run.P, occupied)
+    profile = _running_profile(run, now, occupied)
     for j, s in reserved.items():
-        profile.reserve(s, s + times[j], procs[j])  # s > limit >= now
+        profile.add(s, s + times[j], procs[j])  # s > limit >= now
     # (c) new reservations for the first m queued jobs without one
     k = min(m, len(unreserved))
     for j in unreserved[:k]:
-        i = profile.earliest_fit(procs[j], times[j])
-        s = profile.ts[i]
-        profile.reserve(s, s + times[j], procs[j])
-        if i == 0:
+        s = profile.earliest_fit(procs[j], times[j])
+        profile.add(s, s + times[j], procs[j])
+        if s == now:
             started.append((j, now))
         else:
             reserved[j] = s
     # (d) backfilling of the others, delaying no reservation
+    free_now = profile.free_at(now)
     for j in unreserved[k:]:
-        if profile.free[0] >= procs[j] and profile.fits_now(procs[j], times[j]):
-            profile.reserve(now, now + times[j], procs[j])
+        if procs[j] <= free_now and profile.fits(now, procs[j], times[j]):
+            profile.add(now, now + times[j], procs[j])
+            free_now -= procs[j]
             started.append((j, now))
     return started
 

@@ -13,18 +13,19 @@ the latest of them), the same tie-breaking, hence bit-identical makespans. Witho
 Kernels
 -------
 * **Queue.** Always "the waiting jobs sorted by priority rank" (a failed job re-enters at its
-  own rank, NOTE 5), so it is a boolean array indexed by rank, scanned in rank order (R-List-Q:
-  the sorted array of the queued jobs, a failed job inserted at its rank).
+  own rank, NOTE 5): R-List keeps the array of the queued jobs in rank order (a failed job is
+  inserted at its rank, the jobs that start leave it in one pass), the shelves a boolean array
+  indexed by rank.
 * **Events.** The running jobs sorted by the end of their attempt: the completions of the next
   instant are a prefix, popped together (NOTE 2); a new attempt is inserted in ``O(r)``.
-* **Profile** (``m > 0``). Free processors as a step function over ``[now, inf)`` in flat arrays,
-  with the breakpoints and values of :class:`coschedule.heuristics.rlist._Profile` (running jobs' ends and
-  the round's reservations), searched by the same earliest-fit and backfilling scans. R-List-1
-  builds it afresh at every round. R-List-Q keeps it from round to round and only redoes the
-  reservations that a fresh round can change (from the first job that just failed, see
-  :func:`.list_kernels._list_q_one`): a round without failure makes no reservation at all, and the result is
-  the same as that of a fresh round. Its queue is the array of the queued jobs in rank order,
-  and its profile may keep breakpoints where nothing changes (same earliest fits).
+* **Profile** (``m > 0``). The simulation core's availability profile
+  (:mod:`coschedule.sim.profile`: flat arrays, block summaries, numba kernels), the one the
+  reference uses too, searched by its earliest-fit and fits kernels. R-List-1 builds it afresh
+  at every round from the running jobs. R-List-Q keeps it from round to round and only redoes
+  the reservations that a fresh round can change (from the first job that just failed), and
+  lazily: a reservation is determined only when a round needs it, otherwise bounded from below
+  by a search that stops at a horizon (see :mod:`.list_kernels`). A round without failure makes
+  no reservation at all, and the starts are those of fresh rounds.
 * **Shelves.** A loop over shelves, as :func:`coschedule.heuristics.rshelf._shelves`.
 
 On the §5.1 setting (100 jobs, ``P = 10000``, ``qbar = 0.3``, LPT) one scenario takes about
@@ -38,8 +39,9 @@ Modules
 * :mod:`.dispatch` -- :func:`makespans`, its argument checks and :data:`BACKENDS`;
 * :mod:`coschedule.jit` (also reachable as ``fast.jit``) -- numba or its absence (:data:`HAVE_NUMBA`), ``njit``, the cache directory
   (``~/.cache/coschedule/numba``) and the notice printed when the kernels compile;
-* :mod:`.availability` -- the availability profile and the event list of the R-List kernels;
-* :mod:`.list_kernels` -- R-List with ``m`` reservations per round, and R-List-Q incrementally;
+* :mod:`.events` -- the event list of the R-List kernels (their profile is the core's);
+* :mod:`.list_kernels` -- R-List with ``m`` reservations per round, and R-List-Q incrementally
+  and lazily;
 * :mod:`.shelf_kernels` -- R-Shelf and R-ShelfFill.
 
 Whether numba is used is read from ``jit.HAVE_NUMBA`` at each call (patch that one to pretend

@@ -24,7 +24,6 @@ import numpy as np
 from coschedule.jit import njit
 from coschedule.sim.engine import COMPLETED, FAILED, Attempt, FailureRecord, LazyAttempts, SimulationResult
 from coschedule.sim.profile import (
-    BLOCK,
     _add,
     _advance,
     _compress,
@@ -32,6 +31,7 @@ from coschedule.sim.profile import (
     _first_below,
     _place,
     _summarize,
+    summary_size,
 )
 
 __all__ = ["KERNEL_POLICIES", "simulate_kernel"]
@@ -199,12 +199,11 @@ def _simulate(
     cap_p = 10 * n + 4 * N + 16
     ts = np.empty(cap_p)
     fr = np.empty(cap_p, dtype=np.int64)
-    bmin = np.empty(cap_p // BLOCK + 1, dtype=np.int64)
-    bmax = np.empty(cap_p // BLOCK + 1, dtype=np.int64)
+    bsum = np.empty(summary_size(cap_p), dtype=np.int64)
     plen = 1
     ts[0] = 0.0
     fr[0] = N
-    _summarize(fr, 1, bmin, bmax, 0, 1)
+    _summarize(fr, 1, bsum, 0, 1)  # (no full block yet: nothing)
     # ---- per-instant scratch
     ended = np.empty(n, dtype=np.int64)
     submitted = np.empty(n, dtype=np.int64)
@@ -432,35 +431,35 @@ def _simulate(
                 plen = 1
                 ts[0] = now
                 fr[0] = N
-                _summarize(fr, 1, bmin, bmax, 0, 1)
+                _summarize(fr, 1, bsum, 0, 1)  # (no full block yet: nothing)
                 for y in range(nrun):
                     j = running[y]
-                    plen = _add(ts, fr, plen, bmin, bmax, now, start_time[j] + wall[j], -procs[j])
-                plen = _add_downs(ts, fr, plen, bmin, bmax, now, N, up, up_at, knows_downtime, down_t, down_c)
+                    plen = _add(ts, fr, plen, bsum, now, start_time[j] + wall[j], -procs[j])
+                plen = _add_downs(ts, fr, plen, bsum, now, N, up, up_at, knows_downtime, down_t, down_c)
                 for y in range(qlen):
                     tmp_p[y] = procs[queue[y]]
                     tmp_d[y] = wall[queue[y]]
-                plen = _place(ts, fr, plen, bmin, bmax, tmp_p[:qlen], tmp_d[:qlen], tmp_s[:qlen])
+                plen = _place(ts, fr, plen, bsum, tmp_p[:qlen], tmp_d[:qlen], tmp_s[:qlen])
                 for y in range(qlen):
                     reserved[queue[y]] = tmp_s[y]
             else:
-                plen = _advance(ts, fr, plen, bmin, bmax, now)
+                plen = _advance(ts, fr, plen, bsum, now)
                 for y in range(nend):
                     j = ended[y]
-                    plen = _add(ts, fr, plen, bmin, bmax, start_time[j], start_time[j] + wall[j], procs[j])
+                    plen = _add(ts, fr, plen, bsum, start_time[j], start_time[j] + wall[j], procs[j])
                 if nend > 0 and nold > 0:
                     for y in range(nold):
                         tmp_p[y] = procs[old[y]]
                         tmp_d[y] = wall[old[y]]
                         tmp_s[y] = reserved[old[y]]
-                    plen = _compress(ts, fr, plen, bmin, bmax, tmp_p[:nold], tmp_d[:nold], tmp_s[:nold])
+                    plen = _compress(ts, fr, plen, bsum, tmp_p[:nold], tmp_d[:nold], tmp_s[:nold])
                     for y in range(nold):
                         reserved[old[y]] = tmp_s[y]
                 if nsub > 0:
                     for y in range(nsub):
                         tmp_p[y] = procs[submitted[y]]
                         tmp_d[y] = wall[submitted[y]]
-                    plen = _place(ts, fr, plen, bmin, bmax, tmp_p[:nsub], tmp_d[:nsub], tmp_s[:nsub])
+                    plen = _place(ts, fr, plen, bsum, tmp_p[:nsub], tmp_d[:nsub], tmp_s[:nsub])
                     for y in range(nsub):
                         reserved[submitted[y]] = tmp_s[y]
             w = 0
@@ -491,26 +490,26 @@ def _simulate(
                 plen = 1
                 ts[0] = now
                 fr[0] = N
-                _summarize(fr, 1, bmin, bmax, 0, 1)
+                _summarize(fr, 1, bsum, 0, 1)  # (no full block yet: nothing)
                 for y in range(nrun):
                     j = running[y]
-                    plen = _add(ts, fr, plen, bmin, bmax, now, start_time[j] + wall[j], -procs[j])
+                    plen = _add(ts, fr, plen, bsum, now, start_time[j] + wall[j], -procs[j])
                 for y in range(nstart):
                     j = tmp_p[y]
-                    plen = _add(ts, fr, plen, bmin, bmax, now, now + wall[j], -procs[j])
-                plen = _add_downs(ts, fr, plen, bmin, bmax, now, N, up, up_at, knows_downtime, down_t, down_c)
+                    plen = _add(ts, fr, plen, bsum, now, now + wall[j], -procs[j])
+                plen = _add_downs(ts, fr, plen, bsum, now, N, up, up_at, knows_downtime, down_t, down_c)
                 head = queue[h]
-                i = _earliest_fit(ts, fr, plen, bmin, bmax, procs[head], wall[head], 0)
+                i = _earliest_fit(ts, fr, plen, bsum, procs[head], wall[head], 0, np.inf, np.inf)
                 if i >= 0:
                     s = ts[i]
-                    plen = _add(ts, fr, plen, bmin, bmax, s, s + wall[head], -procs[head])
+                    plen = _add(ts, fr, plen, bsum, s, s + wall[head], -procs[head])
                 queue[w] = head
                 w += 1
                 for y in range(h + 1, qlen):
                     j = queue[y]
                     p = procs[j]
-                    if p <= avail and fr[0] >= p and _first_below(ts, fr, plen, bmin, 1, p, now + wall[j]) == plen:
-                        plen = _add(ts, fr, plen, bmin, bmax, now, now + wall[j], -p)
+                    if p <= avail and fr[0] >= p and _first_below(ts, fr, plen, bsum, 1, p, now + wall[j]) == plen:
+                        plen = _add(ts, fr, plen, bsum, now, now + wall[j], -p)
                         avail -= p
                         tmp_p[nstart] = j
                         nstart += 1
@@ -561,12 +560,12 @@ def _simulate(
 
 
 @njit(cache=True)
-def _add_downs(ts, fr, plen, bmin, bmax, now, N, up, up_at, knows_downtime, down_t, down_c) -> int:
+def _add_downs(ts, fr, plen, bsum, now, N, up, up_at, knows_downtime, down_t, down_c) -> int:
     """Occupy each down node until it is back (or for good when the return is not known)."""
     for x in range(N):
         if not up[x]:
             t = up_at[x] if knows_downtime else np.inf
-            plen = _add(ts, fr, plen, bmin, bmax, now, t, -1)
+            plen = _add(ts, fr, plen, bsum, now, t, -1)
     return plen
 
 

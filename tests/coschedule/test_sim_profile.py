@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from coschedule.sim.profile import BLOCK, AvailabilityProfile
+from coschedule.sim.profile import BLOCK, AvailabilityProfile, _add_at, _earliest_fit, _fits_at
 
 
 class NaiveProfile:
@@ -150,3 +150,123 @@ def test_time_never_goes_back():
     prof = AvailabilityProfile(2, now=5.0)
     with pytest.raises(ValueError, match="back in time"):
         prof.advance(4.0)
+
+
+# ------------------------------------------------------------------ bounded searches, kernels
+
+
+def _random_profile(
+    capacity: int, ops: list[tuple[float, float, int]]
+) -> tuple[AvailabilityProfile, NaiveProfile]:
+    prof, ref = AvailabilityProfile(capacity, size_hint=8), NaiveProfile(capacity)
+    for s, d, p in ops:
+        prof.add(s, s + d, p)
+        ref.occ.append((s, s + d, p))
+    return prof, ref
+
+
+ops_strategy = st.lists(
+    st.tuples(times, st.integers(1, 40).map(float), st.integers(1, 12)), max_size=60
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(capacity=st.integers(1, 12), ops=ops_strategy,
+       p=st.integers(1, 12), d=st.integers(1, 50).map(float), until=st.integers(0, 120).map(float))
+def test_a_search_bounded_in_time_stops_at_until_with_a_lower_bound(capacity, ops, p, d, until):
+    prof, ref = _random_profile(capacity, ops)
+    want = ref.earliest_fit(p, d)
+    got = prof.earliest_fit(p, d, until=until)
+    if want < until:
+        assert got == want
+    else:
+        assert until <= got <= want
+
+
+def _first_fitting(steps, x, p, d, until, known):
+    """The specification of ``_earliest_fit(..., x, until, known)`` on the profile's own
+    breakpoints: the first i >= x at or after `until`, or with no segment of fewer than p free
+    nodes on [ts[i], min(ts[i] + d, known))."""
+    for i in range(x, len(steps)):
+        t, f = steps[i]
+        if f < p:
+            continue
+        if t >= until:
+            return i
+        end = min(t + d, known)
+        if all(fk >= p for tk, fk in steps[i:] if tk < end):
+            return i
+    return -1
+
+
+@settings(max_examples=200, deadline=None)
+@given(capacity=st.integers(1, 12), ops=ops_strategy, p=st.integers(1, 12),
+       d=st.integers(1, 50).map(float), x=st.integers(0, 200),
+       until=st.one_of(st.just(math.inf), st.integers(0, 120).map(float)),
+       known=st.one_of(st.just(math.inf), st.integers(0, 120).map(float)))
+def test_the_earliest_fit_kernel_from_an_index_until_a_horizon(
+    capacity, ops, p, d, x, until, known
+):
+    prof, _ = _random_profile(capacity, ops)
+    steps = prof.steps()
+    x = min(x, len(steps) - 1)
+    got = _earliest_fit(prof._ts, prof._free, len(prof), prof._bsum, p, d, x, until, known)
+    assert got == _first_fitting(steps, x, p, d, until, known)
+
+
+@settings(max_examples=150, deadline=None)
+@given(capacity=st.integers(1, 12), ops=ops_strategy, p=st.integers(1, 12),
+       d=st.integers(1, 50).map(float), delta=st.integers(-12, 12), data=st.data())
+def test_fits_at_and_add_at_a_breakpoint(capacity, ops, p, d, delta, data):
+    prof, ref = _random_profile(capacity, ops)
+    i = data.draw(st.integers(0, len(prof) - 1))
+    t = prof.steps()[i][0]
+    assert _fits_at(prof._ts, prof._free, len(prof), prof._bsum, i, p, d) == ref.fits(t, p, d)
+    assert prof.fits(t, p, d) == ref.fits(t, p, d)
+    # _add_at(i, end) is add(ts[i], end): same steps
+    other, _ = _random_profile(capacity, ops)
+    other._room(2)
+    other._len = _add_at(other._ts, other._free, len(other), other._bsum, i, t + d, -delta)
+    prof.add(t, t + d, delta)
+    assert other.steps() == prof.steps()
+    _check_summaries(other)
+
+
+def _check_summaries(prof: AvailabilityProfile) -> None:
+    """Every full block is summarised by its least and most free nodes (the last, partial one
+    has no summary)."""
+    free = prof._free[: len(prof)]
+    for b in range(len(prof) // BLOCK):
+        block = free[b * BLOCK : (b + 1) * BLOCK]
+        assert (prof._bsum[2 * b], prof._bsum[2 * b + 1]) == (block.min(), block.max())
+
+
+def test_summaries_of_full_blocks_through_adds_removals_and_advances():
+    rng = np.random.default_rng(5)
+    prof = AvailabilityProfile(500, size_hint=8)
+    live = []
+    for step in range(30 * BLOCK):
+        if live and rng.random() < 0.3:
+            prof.remove(*live.pop(int(rng.integers(len(live)))))
+        else:
+            s = float(rng.integers(0, 3000))
+            live.append((s, s + float(rng.integers(1, 60)), int(rng.integers(1, 30))))
+            prof.add(*live[-1])
+        if step % 97 == 96:
+            prof.advance(prof.now + 10.0)
+        _check_summaries(prof)
+    assert len(prof) > 5 * BLOCK
+
+
+@settings(max_examples=100, deadline=None)
+@given(capacity=st.integers(1, 40), now=times,
+       running=st.lists(st.tuples(st.one_of(times, st.just(math.inf)), st.integers(1, 8)),
+                        max_size=40))
+def test_the_profile_of_running_jobs_is_one_add_each(capacity, now, running):
+    built = AvailabilityProfile.of_running(capacity, now, running)
+    added = AvailabilityProfile(capacity, now, size_hint=8)
+    for end, p in running:
+        added.add(now, end, p)
+    added.advance(now)  # merges equal neighbours: of_running makes one breakpoint per end
+    assert built.steps() == added.steps()
+    _check_summaries(built)
