@@ -29,10 +29,12 @@ Kernels
 * **Shelves.** A loop over shelves, as :func:`coschedule.heuristics.rshelf._shelves`.
 
 On the §5.1 setting (100 jobs, ``P = 10000``, ``qbar = 0.3``, LPT) one scenario takes about
-0.03 ms with R-List-0, 0.05 ms with R-List-1, 0.35 ms with R-List-Q and 0.005 ms with the
-shelves, on one core, against 1, 2, 17 and 1 ms with the reference
-(:func:`coschedule.bench.bench_rlist`). R-List-Q grows with the failures: about 15 ms at
-``qbar = 0.9`` (8000 rounds, 22 reservations redone in each).
+0.02 ms with R-List-0, 0.045 ms with R-List-1, 0.24 ms with R-List-Q and 0.003 to 0.005 ms with
+the shelves, on one core, against 1.3, 5, 20 and 0.65 ms with the reference
+(:func:`coschedule.bench.bench_rlist`, ``docs/rigid.md``). R-List-Q grows with the failures:
+about 7.5 ms at ``qbar = 0.9`` (about 7300 rounds, nearly all with a failure), and with ``n``:
+about 25 ms at ``n = 1000``, ``P = 10^5`` (12 ms before the lazy reservations at
+``qbar = 0.9``, 163 ms at ``n = 1000``, measured back to back).
 
 Modules
 -------
