@@ -56,6 +56,8 @@ from .workload import Workload
 __all__ = [
     "Attempt",
     "FailureRecord",
+    "HoldRecord",
+    "StealRecord",
     "Instant",
     "LazyAttempts",
     "Policy",
@@ -72,7 +74,9 @@ PRIORITY_FAILED, PRIORITY_VICTIM, PRIORITY_REGULAR = 3, 2, 1
 
 # job states
 WAITING, RUNNING, DONE, UNSUBMITTED, HELD = 0, 1, 2, 3, 4
-COMPLETED, FAILED, INTERRUPTED = "completed", "failed", "interrupted"
+COMPLETED, FAILED, INTERRUPTED, CHECKPOINTED = "completed", "failed", "interrupted", "checkpointed"
+#: how the policy reacted to a failure (:attr:`FailureRecord.reaction`)
+REACTIONS = ("idle", "spare", "steal", "wait", "held")
 
 
 @dataclass(frozen=True)
@@ -80,8 +84,11 @@ class Attempt:
     """One run of job ``job`` (its ``index``-th) on ``nodes`` over ``[start, end)``: first a
     recovery of ``recovery`` (0 for a first attempt), then its work from saved time
     ``saved_before`` to ``saved_after`` (or to the job's end when ``outcome`` is
-    ``"completed"``). ``outcome``: ``"completed"``, ``"failed"`` (a node failed) or
-    ``"interrupted"`` (a policy stopped it, e.g. node stealing)."""
+    ``"completed"``), then, when ``proactive > 0``, a proactive checkpoint of that length at its
+    end (node stealing, timing T2 of [Du2024] §7.1). ``outcome``: ``"completed"``, ``"failed"``
+    (a node failed), ``"interrupted"`` (a policy stopped it: node stealing) or
+    ``"checkpointed"`` (it took a proactive checkpoint and goes on at once, on the same nodes,
+    in the next attempt, without recovery: a node steal that was cancelled)."""
 
     job: int
     index: int
@@ -92,6 +99,7 @@ class Attempt:
     saved_before: float
     saved_after: float
     outcome: str
+    proactive: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -99,13 +107,46 @@ class FailureRecord:
     """A failure the engine applied: ``node`` down on ``[time, up)``; ``job`` it hit (-1: an
     idle node); ``idle``: the nodes up and idle when it struck, before any decision (not
     counting the failed node, nor the other nodes of the job it hit): whether a free node could
-    replace the failed one ([Du2024] Table 5b, "empty node")."""
+    replace the failed one ([Du2024] Table 5b, "empty node"). ``reaction``: what the policy did
+    (:data:`REACTIONS`): ``idle`` (the node ran nothing), ``spare`` (the job restarted at once
+    on a free node), ``steal`` (node stealing, at once or pending), ``wait`` (the job went back
+    to the queue), ``held`` (it hit a node a failed job held while waiting for a stolen one)."""
 
     time: float
     node: int
     up: float
     job: int
     idle: int = -1
+    reaction: str = ""
+
+
+@dataclass(frozen=True)
+class StealRecord:
+    """Node stealing ([Du2024] §4.2, §7): at the failure of ``decided`` the policy chose to
+    take nodes of running job ``victim`` for failed job ``failed``; at ``time`` the ``nodes``
+    went from the victim's attempt that ended then (interrupted, or completed) to the failed
+    job's attempt that started then. ``cancelled`` (empty when the steal happened) says why it
+    did not: then ``nodes`` is empty and ``time`` is when it was cancelled."""
+
+    decided: float
+    time: float
+    failed: int
+    victim: int
+    nodes: tuple[int, ...]
+    timing: int
+    cancelled: str = ""
+
+
+@dataclass(frozen=True)
+class HoldRecord:
+    """Failed job ``job`` kept ``nodes`` (the survivors of its failed attempt) idle over
+    ``[start, end)``, waiting for a stolen node ([Du2024] §7.2.1, the fictitious job): no other
+    job may use them."""
+
+    job: int
+    start: float
+    end: float
+    nodes: tuple[int, ...]
 
 
 @dataclass
@@ -118,6 +159,7 @@ class Instant:
     failed_nodes: list[int] = field(default_factory=list)
     recovered: list[int] = field(default_factory=list)
     failed_jobs: list[int] = field(default_factory=list)
+    requeued: list[int] = field(default_factory=list)  # put back in the queue outside a failure
 
 
 @runtime_checkable
@@ -136,6 +178,9 @@ class Policy(Protocol):
 
     def decide(self, sim: Simulation, instant: Instant) -> None:
         """Once per instant, after every event of it: start jobs with ``sim.start``."""
+
+    # A policy that calls :meth:`Simulation.wake` also has
+    # ``wake(self, sim, data, instant) -> None``, called at that instant (a CHECKPOINT event).
 
 
 class LazyAttempts(Sequence[Attempt]):
@@ -199,6 +244,8 @@ class SimulationResult:
     completion: np.ndarray  # end of each job's completed attempt
     first_start: np.ndarray
     horizon: float  # the last event's time
+    steals: tuple[StealRecord, ...] = ()
+    holds: tuple[HoldRecord, ...] = ()
 
     @property
     def flow(self) -> np.ndarray:
@@ -278,6 +325,14 @@ class Simulation:
         self._attempts: list[Attempt] = []
         self._failures: list[FailureRecord] = []
         self._instant: Instant | None = None
+        # node stealing ([Du2024] §7): proactive checkpoints, placeholders, steals
+        self.paused: dict[int, float] = {}  # job -> when its work stopped for a proactive checkpoint
+        self.holds: dict[int, float] = {}  # failed job keeping its nodes -> until when (planned)
+        self._hold_since: dict[int, float] = {}
+        self._holds: list[HoldRecord] = []
+        self._steals: list[StealRecord] = []
+        self.last_nodes: dict[int, tuple[int, ...]] = {}  # a completed job -> its nodes
+        self._stole = False  # a steal was decided during the current job_failed
 
     # ------------------------------------------------------------------ queries
     def free_mask(self) -> np.ndarray:
@@ -303,6 +358,22 @@ class Simulation:
     def is_waiting(self, j: int) -> bool:
         return self.state[j] == WAITING
 
+    def is_running(self, j: int) -> bool:
+        return self.state[j] == RUNNING
+
+    def is_done(self, j: int) -> bool:
+        return self.state[j] == DONE
+
+    def progress(self, j: int) -> tuple[float, float, float]:
+        """``(t_run, recovery, saved)`` of running job ``j``: the time since its attempt
+        started (up to now, or to when it stopped for a proactive checkpoint), the attempt's
+        recovery and what it had saved when it started; its position in its extended
+        execution is ``saved + t_run - recovery`` once ``t_run > recovery``."""
+        if self.state[j] != RUNNING:
+            raise RuntimeError(f"job {self.workload.ids[j]} is not running")
+        stop = self.paused.get(j, self.now)
+        return stop - self.start_time[j], self.recovery[j], self.saved[j]
+
     # ------------------------------------------------------------------ actions
     def start(self, j: int, nodes: Sequence[int]) -> None:
         """Start job ``j`` (waiting, or failed and holding nodes) now on ``nodes``."""
@@ -312,6 +383,8 @@ class Simulation:
         if self.now < self.submit[j]:
             raise RuntimeError(f"job {self.workload.ids[j]} cannot start before its submission")
         idx, held, own = self._check_nodes(j, nodes)
+        if j in self.holds:
+            self._close_hold(j)
         if own:  # held nodes it does not use go back
             kept = np.array(own, dtype=np.int64)
             self.node_job[kept[~np.isin(kept, idx)]] = -1
@@ -364,11 +437,93 @@ class Simulation:
         """Put failed job ``j`` back in the queue with ``priority``; it releases its nodes."""
         if self.state[j] != HELD:
             raise RuntimeError(f"job {self.workload.ids[j]} is not a failed job holding nodes")
+        if j in self.holds:
+            self._close_hold(j)
         held = np.array(self.held[j], dtype=np.int64)
         self.node_job[held[self.node_job[held] == j]] = -1
         self.held[j] = ()
         self.state[j] = WAITING
         self.priority[j] = int(priority)
+        if self._instant is not None and self.now == self._instant.now:
+            self._instant.requeued.append(j)
+
+    # ------------------------------------------------------------------ node stealing
+    def hold(self, j: int, until: float) -> None:
+        """Failed job ``j`` keeps its surviving nodes idle (a placeholder, [Du2024] §7.2.1)
+        until it gets a stolen node, planned at ``until``; it ends with :meth:`steal`,
+        :meth:`start` or :meth:`requeue`."""
+        if self.state[j] != HELD or j in self.holds:
+            raise RuntimeError(f"job {self.workload.ids[j]} is not a failed job holding nodes")
+        if not self.held[j]:
+            raise RuntimeError(f"job {self.workload.ids[j]} holds no node to keep")
+        self.holds[j] = float(until)
+        self._hold_since[j] = self.now
+        self._stole = True
+
+    def _close_hold(self, j: int) -> None:
+        since = self._hold_since.pop(j)
+        del self.holds[j]
+        if self.now > since:
+            self._holds.append(HoldRecord(j, since, self.now, self.held[j]))
+
+    def suspend(self, j: int) -> None:
+        """Running job ``j`` stops its work now to take a proactive checkpoint (timing T2 of
+        [Du2024] §7.1): it will not complete; :meth:`interrupt` with ``proactive=True`` ends it
+        once the checkpoint is done, :meth:`resume` lets it go on."""
+        if self.state[j] != RUNNING or j in self.paused:
+            raise RuntimeError(f"job {self.workload.ids[j]} is not running")
+        self.paused[j] = self.now
+        self.events.cancel(self._end_event.pop(j))
+        self.running[j] = math.inf
+
+    def resume(self, j: int) -> None:
+        """Suspended job ``j`` has taken its proactive checkpoint and goes on now, on the same
+        nodes, without recovery (its steal was cancelled): the attempt ends ``checkpointed``
+        and the next one starts at once."""
+        if j not in self.paused:
+            raise RuntimeError(f"job {self.workload.ids[j]} is not suspended")
+        nodes = self.held[j]
+        self.interrupt(j, CHECKPOINTED, proactive=True)
+        self.recovery[j] = 0.0
+        self.exec[j] = self.length[j] - self.saved[j]
+        self.wall[j] = self.wall_full[j] - self.saved[j]
+        self.start(j, nodes)
+
+    def steal(self, failed: int, victim: int, count: int, *, decided: float, timing: int) -> tuple[int, ...]:
+        """Give ``count`` nodes of ``victim`` to ``failed`` now ([Du2024] Algorithm 1): the
+        victim was just interrupted (it holds its nodes) or has just completed; the failed job
+        (holding its surviving nodes) starts on them plus the victim's ``count`` lowest-index
+        nodes; the victim, if interrupted, goes back to the queue with priority 2 and frees its
+        other nodes. Returns the stolen nodes."""
+        if self.state[failed] != HELD:
+            raise RuntimeError(f"job {self.workload.ids[failed]} is not a failed job holding nodes")
+        if self.state[victim] == HELD:
+            pool = self.held[victim]
+        elif self.state[victim] == DONE and self.completion[victim] == self.now:
+            pool = self.last_nodes[victim]
+        else:
+            raise RuntimeError(f"job {self.workload.ids[victim]} was neither interrupted nor completed now")
+        if not 0 < count <= len(pool):
+            raise RuntimeError(f"cannot steal {count} of the {len(pool)} nodes of job {self.workload.ids[victim]}")
+        stolen = tuple(sorted(pool)[:count])
+        if self.state[victim] == HELD:
+            self.requeue(victim, PRIORITY_VICTIM)
+        self.start(failed, list(self.held[failed]) + list(stolen))
+        self._steals.append(StealRecord(float(decided), self.now, failed, victim, stolen, int(timing)))
+        self._stole = True
+        return stolen
+
+    def cancel_steal(self, failed: int, victim: int, *, decided: float, timing: int, reason: str) -> None:
+        """Record a steal that will not happen (``reason``); the policy requeues or restarts
+        the failed job itself."""
+        self._steals.append(StealRecord(float(decided), self.now, failed, victim, (), int(timing), reason))
+
+    def wake(self, t: float, data: object) -> None:
+        """Call the policy's ``wake(sim, data, instant)`` at ``t`` (a CHECKPOINT event: after
+        the jobs that end at ``t``, before the failures)."""
+        if t < self.now:
+            raise RuntimeError(f"cannot wake at {t}, before now ({self.now})")
+        self.events.push(t, EventKind.CHECKPOINT, data)
 
     # ------------------------------------------------------------------ the loop
     def run(self) -> SimulationResult:
@@ -386,7 +541,7 @@ class Simulation:
             if not batch:
                 raise RuntimeError("no event left but jobs have not completed")  # pragma: no cover
             self.now = now = batch[0].time
-            inst = Instant(now)
+            self._instant = inst = Instant(now)
             useful = False
             for e in batch:
                 kind = e.kind
@@ -400,6 +555,9 @@ class Simulation:
                     useful = True
                 elif kind == EventKind.FAILURE:
                     useful |= self._fail(e.data, inst)
+                elif kind == EventKind.CHECKPOINT:
+                    self.policy.wake(self, e.data, inst)  # type: ignore[attr-defined]
+                    useful = True
                 elif kind == EventKind.RECOVERY:
                     x = e.data
                     self.up[x] = True
@@ -415,6 +573,7 @@ class Simulation:
         self._attempts.append(Attempt(j, self.attempt[j], start, self.now, self.held[j], self.recovery[j],
                                       self.saved[j], self.saved[j], COMPLETED))
         self.node_job[np.array(self.held[j], dtype=np.int64)] = -1
+        self.last_nodes[j] = self.held[j]
         self.held[j] = ()
         self.state[j] = DONE
         del self.running[j]
@@ -436,37 +595,76 @@ class Simulation:
         j = int(self.node_job[x])
         inst.failed_nodes.append(x)
         if j < 0:
-            self._failures.append(FailureRecord(now, x, back, j, self.free_count()))
+            self._failures.append(FailureRecord(now, x, back, j, self.free_count(), "idle"))
             return True
         self.node_job[x] = -1
-        self._failures.append(FailureRecord(now, x, back, j, self.free_count()))
-        self.interrupt(j, FAILED, failed_node=x)
+        idle = self.free_count()
         inst.failed_jobs.append(j)
+        self._stole = False
+        if self.state[j] == HELD:  # a node a failed job keeps while it waits for a stolen one
+            held = self.held[j]
+            k = held.index(x)
+            self._close_hold(j)
+            self.held[j] = held[:k] + held[k + 1:]
+            self.policy.job_failed(self, j, x)  # it holds again (hold), restarts or requeues j
+            if self.state[j] == HELD and j not in self.holds:
+                raise RuntimeError(f"policy {self.policy.name!r} neither held, restarted nor requeued "
+                                   f"failed job {j}")
+            self._failures.append(FailureRecord(now, x, back, j, idle, "held"))
+            return True
+        self.interrupt(j, FAILED, failed_node=x)
         self.policy.job_failed(self, j, x)
-        if self.state[j] == HELD:
+        st = self.state[j]
+        if st == HELD and j not in self.holds:
             raise RuntimeError(f"policy {self.policy.name!r} neither restarted nor requeued failed job {j}")
+        reaction = "steal" if self._stole else ("spare" if st == RUNNING else "wait")
+        self._failures.append(FailureRecord(now, x, back, j, idle, reaction))
         return True
 
-    def interrupt(self, j: int, outcome: str = INTERRUPTED, *, failed_node: int = -1) -> None:
+    def interrupt(self, j: int, outcome: str = INTERRUPTED, *, failed_node: int = -1,
+                  saved: float | None = None, proactive: bool = False) -> None:
         """End ``j``'s running attempt now (a failure, or a policy's decision): it keeps what its
         completed checkpoints saved and holds its nodes (but ``failed_node``) until the policy
-        restarts or requeues it."""
+        restarts or requeues it.
+
+        Node stealing ([Du2024] §7.2.2): ``saved`` is the position it saved when a policy stops
+        it at the end of one of its regular checkpoints (timings T2, T3); ``proactive=True``
+        ends a job suspended by :meth:`suspend` once its proactive checkpoint is done: it saved
+        the position where its work stopped. A suspended job that fails keeps only what its
+        regular checkpoints saved."""
         if self.state[j] != RUNNING:
             raise RuntimeError(f"job {self.workload.ids[j]} is not running")
         now = self.now
         start = self.start_time[j]
-        elapsed = now - start - self.recovery[j]
-        k = self.checkpointing.saved(elapsed, self.procs[j], self.checkpoints[j] - self.saved_count[j])
+        stop = self.paused.pop(j, now)  # where its work stopped
         before = self.saved[j]
-        if k:
-            self.saved_count[j] += k
-            self.saved[j] = self.saved_count[j] * self.block[j]
+        ck = self.checkpointing
+        count = self.saved_count[j]
+        if proactive or saved is not None:
+            if proactive:
+                if stop == now and outcome != CHECKPOINTED:
+                    raise RuntimeError(f"job {self.workload.ids[j]} took no proactive checkpoint")
+                saved = before + max(stop - start - self.recovery[j], 0.0)
+            self.saved[j] = float(saved)
+            self.saved_count[j] = ck.saved(self.saved[j], self.procs[j], self.checkpoints[j]) if ck.enabled else 0
+        else:
+            elapsed = stop - start - self.recovery[j]
+            if elapsed > 0:
+                # the work since the last regular checkpoint end: 0 unless a proactive
+                # checkpoint saved a position inside a block
+                offset = before - count * self.block[j] if count else before
+                k = ck.saved(elapsed + offset, self.procs[j], self.checkpoints[j] - count)
+                if k:
+                    self.saved_count[j] = count + k
+                    self.saved[j] = self.saved_count[j] * self.block[j]
         self._attempts.append(Attempt(j, self.attempt[j], start, now, self.held[j], self.recovery[j],
-                                      before, self.saved[j], outcome))
-        self.events.cancel(self._end_event.pop(j))
+                                      before, self.saved[j], outcome, now - stop))
+        end_event = self._end_event.pop(j, None)
+        if end_event is not None:
+            self.events.cancel(end_event)
         del self.running[j]
         self.attempt[j] += 1
-        R = self.checkpointing.R
+        R = ck.R
         self.recovery[j] = R
         self.exec[j] = R + self.length[j] - self.saved[j]
         self.wall[j] = R + self.wall_full[j] - self.saved[j]
@@ -479,12 +677,15 @@ class Simulation:
 
     def _result(self) -> SimulationResult:
         attempts = tuple(sorted(self._attempts, key=lambda a: (a.start, a.job, a.index)))
+        if self.holds:  # pragma: no cover - every job completed, so none is held
+            raise RuntimeError("a failed job still holds nodes at the end of the run")
         return SimulationResult(
             workload=self.workload, policy=self.policy.name, attempts=attempts,
             failures=tuple(self._failures), downtime=self.downtime, checkpointing=self.checkpointing,
             length=np.array(self.length), walltime=np.array(self.wall_full),
             checkpoints=np.array(self.checkpoints, dtype=np.int64), completion=self.completion.copy(),
             first_start=self.first_start.copy(), horizon=self.now,
+            steals=tuple(self._steals), holds=tuple(self._holds),
         )
 
 

@@ -623,7 +623,9 @@ def simulate_kernel(workload, policy: str, *, failures, downtime: float, checkpo
         attempts.sort(key=lambda a: (a.start, a.job, a.index))
         return tuple(attempts)
 
-    records = tuple(FailureRecord(t, x, u, j, i) for t, x, u, j, i in
+    # the built-in policies restart a failed job at once exactly when a node is free
+    records = tuple(FailureRecord(t, x, u, j, i, "idle" if j < 0 else ("spare" if i > 0 else "wait"))
+                    for t, x, u, j, i in
                     zip(f_time.tolist(), f_node.tolist(), f_up.tolist(), f_job.tolist(), f_idle.tolist()))
     return SimulationResult(
         workload=sim.workload, policy=_NAMES[code], attempts=LazyAttempts(make, a_job.shape[0]), failures=records,

@@ -79,7 +79,7 @@ def test_toy_example_baseline_timeline(knows_downtime: bool) -> None:
         (3, 15.0, 25.0, (0, 1, 2, 3, 4, 5), "completed"),
         (4, 1.0, 3.0, (3,), "completed"),
     ]
-    assert result.failures == (FailureRecord(1.0, 2, 6.0, 2, idle=0),)  # no free node (§3)
+    assert result.failures == (FailureRecord(1.0, 2, 6.0, 2, idle=0, reaction="wait"),)  # no free node (§3)
 
 
 def test_toy_example_failure_free() -> None:
@@ -148,7 +148,7 @@ def test_failures_on_an_idle_node_and_on_a_down_node(policy: str) -> None:
     submitted at 4, waits for node 1: [6, 8)."""
     w = workload(2, (0, 1, 10, 10), (4, 1, 2, 2))
     result = run_batch(w, policy, failures=trace(2, (1, 1), (3, 1)), downtime=5.0)
-    assert result.failures == (FailureRecord(1.0, 1, 6.0, -1, idle=0),)  # node 0 runs A
+    assert result.failures == (FailureRecord(1.0, 1, 6.0, -1, idle=0, reaction="idle"),)  # node 0 runs A
     assert timeline(result) == [
         (0, 0.0, 10.0, (0,), "completed"),
         (1, 6.0, 8.0, (1,), "completed"),
@@ -161,7 +161,7 @@ def test_a_job_ending_when_its_node_fails_has_completed(policy: str) -> None:
     an idle node); B, waiting, starts when the node is back."""
     w = workload(1, (0, 1, 5, 5), (0, 1, 1, 1))
     result = run_batch(w, policy, failures=trace(1, (5, 0)), downtime=3.0)
-    assert result.failures == (FailureRecord(5.0, 0, 8.0, -1, idle=0),)
+    assert result.failures == (FailureRecord(5.0, 0, 8.0, -1, idle=0, reaction="idle"),)
     assert timeline(result) == [
         (0, 0.0, 5.0, (0,), "completed"),
         (1, 8.0, 9.0, (0,), "completed"),
