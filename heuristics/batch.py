@@ -43,6 +43,7 @@ from __future__ import annotations
 
 import bisect
 import math
+import sys
 
 from coschedule.errors import unknown_name
 from coschedule.sim.engine import PRIORITY_FAILED, Instant, Simulation
@@ -101,6 +102,8 @@ class QueuePolicy:
             downs[t] = downs.get(t, 0) + 1
         for t, c in downs.items():
             prof.add(now, t, c)
+        for j, until in sim.holds.items():  # failed jobs keeping their nodes (node stealing)
+            prof.add(now, until, len(sim.held[j]))
         return prof
 
 
@@ -166,7 +169,7 @@ class Conservative(QueuePolicy):
         for j in instant.submitted:
             self._enqueue(sim, j)
         procs, wall = sim.procs, sim.wall
-        if instant.failed_nodes or (instant.recovered and not self.knows_downtime):
+        if self._must_replan(instant):
             self.profile = prof = self._occupied(sim)
             jobs = [item[2] for item in self.queue]
             starts = prof.place([procs[j] for j in jobs], [wall[j] for j in jobs])
@@ -198,6 +201,11 @@ class Conservative(QueuePolicy):
                 keep.append(item)
         self.queue = keep
 
+    def _must_replan(self, instant: Instant) -> bool:
+        """A failure, a job put back in the queue, or (nodes down being out of the platform) a
+        node back: the whole plan is recomputed."""
+        return bool(instant.failed_nodes or instant.requeued or (instant.recovered and not self.knows_downtime))
+
     def schedule(self, sim: Simulation, instant: Instant) -> None:  # decide does it all
         raise AssertionError("unreachable")
 
@@ -211,11 +219,23 @@ BATCH_POLICIES: dict[str, type[QueuePolicy]] = {
 }
 
 
+# node stealing on top of Baseline: its module imports Conservative from this one and adds its
+# policies to BATCH_POLICIES (here, unless it is the module being imported first)
+if f"{__package__}.stealing" not in sys.modules:
+    from . import stealing  # noqa: E402,F401
+
+
 def get_batch_policy(name: str, **options: object) -> QueuePolicy:
     """A new policy by name (case-insensitive): ``fcfs``, ``easy``, ``conservative`` or its
-    alias ``baseline``; ``options`` go to its constructor (``knows_downtime``)."""
+    alias ``baseline``, and node stealing ``sfsj`` (= ``h111``), ``h111`` ... ``h323``
+    (:mod:`.stealing`); ``options`` go to its constructor (``knows_downtime``, and for node
+    stealing ``victim_tiebreak``). The policy reports the name it was asked by."""
     try:
         cls = BATCH_POLICIES[name.lower()]
     except KeyError:
-        raise unknown_name("batch policy", name, list(BATCH_POLICIES)) from None
-    return cls(**options)  # type: ignore[arg-type]
+        shown = [k for k in BATCH_POLICIES if not (len(k) == 4 and k[0] == "h" and k[1:].isdigit())]
+        raise unknown_name("batch policy", name, shown + ["h111..h323"]) from None
+    policy = cls(**options)  # type: ignore[arg-type]
+    if name.lower() == "sfsj":
+        policy.name = "sfsj"
+    return policy

@@ -59,7 +59,7 @@ __all__ = [
 
 #: what the result columns mean (``meta`` key ``results``): a database written with other
 #: metrics is not resumed. Bump it whenever :func:`batch_metrics` computes something else.
-BATCH_RESULTS = "batch-summary/1"
+BATCH_RESULTS = "batch-summary/2"  # 2: node stealing's parts and counts
 #: the scalar result columns: ``(name, SQL type, path in the summary dict)``; the ``metrics``
 #: JSON column keeps the whole dict (:meth:`coschedule.sim.metrics.Summary.to_dict`)
 METRIC_COLUMNS: tuple[tuple[str, str, tuple[str, ...]], ...] = (

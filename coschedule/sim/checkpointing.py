@@ -30,7 +30,22 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["Checkpointing", "NO_CHECKPOINTING"]
+__all__ = ["Checkpointing", "NO_CHECKPOINTING", "StopPoint"]
+
+
+@dataclass(frozen=True)
+class StopPoint:
+    """When and how a running job can be stopped for node stealing ([Du2024] §7.2.2,
+    :meth:`Checkpointing.stop_point`): ``wait`` from now (the paper's ``t_checkpoint``) until it
+    stops, having then saved the position ``saved`` of its extended execution (the paper's
+    ``t_useful`` is ``saved`` minus what it had saved when its attempt started); ``proactive``:
+    it takes a proactive checkpoint of ``C`` to get there; ``completes``: it completes first
+    (``wait`` is then the rest of its run), and hands its nodes over at its end."""
+
+    wait: float
+    saved: float
+    proactive: bool = False
+    completes: bool = False
 
 
 @dataclass(frozen=True)
@@ -124,6 +139,61 @@ class Checkpointing:
         if (m + 1) * block <= elapsed:  # guard against a quotient rounded down
             m += 1
         return min(m, checkpoints)
+
+
+    def stop_point(self, timing: int, *, t_run: float, recovery: float, saved: float, work: float,
+                   nodes: int, checkpoints: int) -> StopPoint:
+        """When a running job can give its nodes away, by node-stealing timing ``timing``
+        ([Du2024] §7.1): 1, at once; 2, after a proactive checkpoint; 3, at the end of its next
+        regular checkpoint. ``t_run`` is the time since its attempt started, ``recovery`` that
+        attempt's recovery, ``saved`` what it had saved then (``U``), ``work`` its length ``L``,
+        ``checkpoints`` its ``K``.
+
+        Derived from the layout of the extended execution (module docstring), not from the
+        printed Figs. 15-16 (docs/stealing.md lists the departures): the job is at position
+        ``p = U + t_run - recovery``.
+
+        * In its recovery (``t_run <= recovery``), or with nothing unsaved (``p`` is where its
+          last checkpoint, regular or proactive, ended): it stops at once, nothing lost (Fig. 15
+          case 1).
+        * Inside a regular checkpoint (one that starts at ``p`` included): it stops when that
+          checkpoint ends (cases 3 and 5; T3 alike).
+        * In its work: T1 stops at once (it keeps its last checkpoint); T2 takes a proactive
+          checkpoint of ``C`` and saves ``p`` (cases 2 and 4) -- unless it would complete first;
+          T3 waits for the end of its next regular checkpoint, or completes first when none is
+          left.
+
+        Without checkpointing (``C = 0``) a job cannot checkpoint: T2 stops at once as T1, T3
+        waits for the job's end.
+        """
+        if timing not in (1, 2, 3):
+            raise ValueError(f"node-stealing timing must be 1, 2 or 3, got {timing!r}")
+        K = int(checkpoints)
+        E = float(work) + K * self.cost
+        U = float(saved)
+        if t_run <= recovery:
+            return StopPoint(0.0, U)
+        p = U + (t_run - recovery)
+        B = self.period(nodes) + self.cost if self.enabled else math.inf
+        m = self.saved(p, nodes, K) if self.enabled else 0  # regular checkpoints ended by p
+        done = max(U, m * B) if m else U  # what stopping now keeps
+        if timing == 1 or (timing == 2 and not self.enabled):
+            return StopPoint(0.0, done)
+        if m < K:
+            final = self.final_checkpoint and m + 1 == K
+            end = E if final else (m + 1) * B
+            if p >= end - self.cost:  # inside that checkpoint
+                return StopPoint(end - p, end, completes=final)
+        if p <= done:
+            return StopPoint(0.0, done)
+        if timing == 2:
+            if E - p <= self.cost:
+                return StopPoint(E - p, E, completes=True)
+            return StopPoint(self.cost, p, proactive=True)
+        if m < K and not (self.final_checkpoint and m + 1 == K):
+            end = (m + 1) * B
+            return StopPoint(end - p, end)
+        return StopPoint(E - p, E, completes=True)
 
 
 #: no checkpointing, no recovery cost: a failed job restarts from scratch at once

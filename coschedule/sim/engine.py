@@ -460,10 +460,10 @@ class Simulation:
         self._hold_since[j] = self.now
         self._stole = True
 
-    def _close_hold(self, j: int) -> None:
+    def _close_hold(self, j: int, *, keep_empty: bool = False) -> None:
         since = self._hold_since.pop(j)
         del self.holds[j]
-        if self.now > since:
+        if self.now > since or keep_empty:
             self._holds.append(HoldRecord(j, since, self.now, self.held[j]))
 
     def suspend(self, j: int) -> None:
@@ -604,7 +604,7 @@ class Simulation:
         if self.state[j] == HELD:  # a node a failed job keeps while it waits for a stolen one
             held = self.held[j]
             k = held.index(x)
-            self._close_hold(j)
+            self._close_hold(j, keep_empty=True)  # its record shows the node it kept failed
             self.held[j] = held[:k] + held[k + 1:]
             self.policy.job_failed(self, j, x)  # it holds again (hold), restarts or requeues j
             if self.state[j] == HELD and j not in self.holds:

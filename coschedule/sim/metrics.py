@@ -29,8 +29,8 @@ Pruning ([Du2024] §5.3.3)
 
 Utilization ([Du2024] §5.3.2, §6.1.1, Fig. 3)
 ---------------------------------------------
-The capacity ``N × (end - start)`` node-seconds of the window is split into six parts that add
-up to it: an attempt of job ``j`` on ``p`` nodes over ``[s, e)`` first recovers for ``R_a``
+The capacity ``N × (end - start)`` node-seconds of the window is split into eight parts that
+add up to it: an attempt of job ``j`` on ``p`` nodes over ``[s, e)`` first recovers for ``R_a``
 (0 for a first attempt), then runs its extended execution (work and checkpoints, blocks of ``T``
 work + ``C`` checkpoint, :mod:`~coschedule.sim.checkpointing`) from its saved time ``U_a``.
 
@@ -40,8 +40,13 @@ work + ``C`` checkpoint, :mod:`~coschedule.sim.checkpointing`) from its saved ti
 * **checkpoint**: the completed checkpoints of the saved blocks and of the completed attempt;
 * **recovery**: the ``R`` at the start of restarts (all of it, or what ran of it when a failure
   cut the recovery short);
-* **lost**: work and partial checkpoint after the last completed checkpoint of a failed or
-  interrupted attempt;
+* **lost**: work and partial checkpoint after the last completed checkpoint of a failed
+  attempt;
+* **stealing** (node stealing, [Du2024] Fig. 3's "waste due to node stealing"): the unsaved
+  work of a victim's interrupted attempt, its proactive checkpoint (timing T2), and the
+  recovery of its restart;
+* **held**: nodes a failed job keeps idle while it waits for a stolen node (timings T2, T3;
+  the paper's fictitious job);
 * **downtime**: nodes down, ``[failure, failure + D)`` for each applied failure;
 * **idle**: nodes up and not allocated to any attempt.
 
@@ -52,7 +57,9 @@ right after which at least one node is idle -- "right after" the failure's insta
 everything at that instant is done (jobs ended, failures applied, jobs started). The latter is
 Table 5a's "percentage of time at least one node is available right after a failure". Counts
 in the window: failures applied, failures that hit a job, restarts (attempts ended by a failure
-or interrupted).
+or interrupted); with node stealing ([Du2024] Tables 5b and 9) the steals done and cancelled,
+and how the failures that hit a running job were met: a free node replaced the failed one at
+once (``replaced``, the paper's "empty node"), a steal, or a wait in the queue (``waited``).
 
 ``jobs.csv``, one row per attempt
 ---------------------------------
@@ -70,6 +77,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -96,12 +104,14 @@ __all__ = [
     "waits",
 ]
 
+#: the names of the node-stealing policies ([Du2024] §7)
+_STEALING_NAME = re.compile(r"sfsj|h[123][12][123]")
 #: Γ of the bounded slowdown, seconds
 GAMMA = 10.0
 #: inner boundaries of the default size classes ([Du2024] Fig. 1, 4, 5)
 SIZE_BOUNDARIES: tuple[int, ...] = (2**7, 2**9, 2**11, 2**13, 2**15)
-#: the six parts of the capacity, in the order of :meth:`Utilization.parts`
-PARTS: tuple[str, ...] = ("useful", "checkpoint", "recovery", "lost", "downtime", "idle")
+#: the parts of the capacity, in the order of :meth:`Utilization.parts`
+PARTS: tuple[str, ...] = ("useful", "checkpoint", "recovery", "lost", "stealing", "held", "downtime", "idle")
 
 
 # ---------------------------------------------------------------------------- per job
@@ -209,18 +219,23 @@ class Utilization:
     failures_idle_after: int  # ... right after which at least one node is idle
     restarts: int  # attempts ended (by a failure or an interruption) in the window
     failures_spare: int = 0  # failures that struck while a node was up and idle ([Du2024] Table 5b)
-
+    stealing: float = 0.0  # node-seconds lost to node stealing (Fig. 3's thin line)
+    held: float = 0.0  # node-seconds failed jobs kept idle waiting for a stolen node
+    steals: int = 0  # nodes changed hands (steals done) in the window ([Du2024] Tables 5b, 9)
+    steals_cancelled: int = 0  # steals decided then cancelled (§7.2.3)
+    replaced: int = 0  # failures after which the job restarted at once on a free node ("empty node")
+    waited: int = 0  # failures after which the job went back to the queue
     @property
     def capacity(self) -> float:
         """``N × (end - start)`` node-seconds."""
         return self.n_nodes * (self.end - self.start)
 
     def parts(self) -> dict[str, float]:
-        """The six parts in node-seconds, in the order of :data:`PARTS`."""
+        """The parts in node-seconds, in the order of :data:`PARTS`."""
         return {name: getattr(self, name) for name in PARTS}
 
     def fractions(self) -> dict[str, float]:
-        """The six parts as fractions of the capacity (NaN for an empty window)."""
+        """The parts as fractions of the capacity (NaN for an empty window)."""
         cap = self.capacity
         return {name: (v / cap if cap > 0 else math.nan) for name, v in self.parts().items()}
 
@@ -254,10 +269,12 @@ def _checkpoint_time(x: np.ndarray | float, T: float, C: float, L: float, K: int
 
 
 def _attempt_parts(result: SimulationResult, lo: float, hi: float) -> dict[str, float]:
-    """Useful, checkpoint, recovery and lost node-seconds of every attempt within ``[lo, hi)``."""
+    """Useful, checkpoint, recovery, lost and stealing node-seconds of every attempt within
+    ``[lo, hi)``."""
     ck = result.checkpointing
     wl = result.workload
-    acc = dict.fromkeys(("useful", "checkpoint", "recovery", "lost"), 0.0)
+    acc = dict.fromkeys(("useful", "checkpoint", "recovery", "lost", "stealing"), 0.0)
+    stopped = {(a.job, a.index + 1) for a in result.attempts if a.outcome == "interrupted"} if result.steals else set()
     for a in result.attempts:
         s, e = a.start, a.end
         if e <= lo or s >= hi or e <= s:
@@ -265,10 +282,13 @@ def _attempt_parts(result: SimulationResult, lo: float, hi: float) -> dict[str, 
         j = a.job
         p = float(wl.nodes[j])
         rec_end = min(s + a.recovery, e)
-        acc["recovery"] += p * max(0.0, min(rec_end, hi) - max(s, lo))
+        # the recovery of a victim's restart is lost to node stealing
+        acc["stealing" if (j, a.index) in stopped else "recovery"] += p * max(0.0, min(rec_end, hi) - max(s, lo))
         # the extended execution: position u runs at time rec_end + (u - saved_before)
         saved_end = e if a.outcome == "completed" else min(e, rec_end + (a.saved_after - a.saved_before))
-        acc["lost"] += p * max(0.0, min(e, hi) - max(saved_end, lo))
+        # after it: the unsaved work and any proactive checkpoint; a victim's, lost to stealing
+        waste = "stealing" if a.outcome in ("interrupted", "checkpointed") else "lost"
+        acc[waste] += p * max(0.0, min(e, hi) - max(saved_end, lo))
         t0, t1 = max(rec_end, lo), min(saved_end, hi)
         if t1 <= t0:
             continue
@@ -296,6 +316,9 @@ def _occupancy(result: SimulationResult) -> tuple[np.ndarray, np.ndarray]:
     for f in result.failures:
         times += [f.time, f.up]
         deltas += [1.0, -1.0]
+    for h in result.holds:
+        times += [h.start, h.end]
+        deltas += [float(len(h.nodes)), -float(len(h.nodes))]
     t = np.asarray(times, dtype=np.float64)
     d = np.asarray(deltas, dtype=np.float64)
     if t.size == 0:
@@ -330,13 +353,19 @@ def utilization(result: SimulationResult, window: tuple[float, float] | None = N
     in_window = [f for f in result.failures if lo <= f.time < hi]
     at = np.searchsorted(instants, np.array([f.time for f in in_window], dtype=np.float64), side="right") - 1
     after = level[at] if in_window else np.empty(0)
-    restarts = sum(1 for a in result.attempts if a.outcome != "completed" and lo <= a.end < hi)
+    restarts = sum(1 for a in result.attempts if a.outcome in ("failed", "interrupted") and lo <= a.end < hi)
+    held = sum(len(h.nodes) * max(0.0, min(h.end, hi) - max(h.start, lo)) for h in result.holds)
+    done = [s for s in result.steals if lo <= s.time < hi]
     return Utilization(
         start=lo, end=hi, n_nodes=N, downtime=float(down), idle=idle,
         idle_time_share=idle_time / (hi - lo) if hi > lo else math.nan,
         failures=len(in_window), failures_hit=sum(1 for f in in_window if f.job >= 0),
         failures_idle_after=int(np.count_nonzero(after < N)), restarts=restarts,
         failures_spare=sum(1 for f in in_window if f.idle > 0),
+        held=float(held), steals=sum(1 for s in done if not s.cancelled),
+        steals_cancelled=sum(1 for s in done if s.cancelled),
+        replaced=sum(1 for f in in_window if f.reaction == "spare"),
+        waited=sum(1 for f in in_window if f.reaction == "wait"),
         **{k: float(v) for k, v in parts.items()},
     )
 
@@ -370,6 +399,7 @@ class Summary:
     classes: tuple[ClassStats, ...]
     utilization: Utilization
     flows: np.ndarray = field(repr=False, compare=False)  # per kept job, submission order
+    stealing: bool = False  # a node-stealing policy: the table shows its parts and counts
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready (Python numbers, ``None`` for NaN and infinities)."""
@@ -404,6 +434,10 @@ class Summary:
                 "failures_spare": u.failures_spare,
                 "spare_at_failure_share": _json_number(u.spare_at_failure_share),
                 "restarts": u.restarts,
+                "steals": u.steals,
+                "steals_cancelled": u.steals_cancelled,
+                "replaced": u.replaced,
+                "waited": u.waited,
             },
         }
 
@@ -426,7 +460,8 @@ class Summary:
         lines.append(f"utilization over [{u.start:.10g}, {u.end:.10g}) s: {u.n_nodes} nodes, "
                      f"{_fmt(u.capacity)} node-s")
         fr = u.fractions()
-        parts = [(k, _fmt(v), _fmt(100 * fr[k]) + " %") for k, v in u.parts().items()]
+        parts = [(k, _fmt(v), _fmt(100 * fr[k]) + " %") for k, v in u.parts().items()
+                 if self.stealing or k not in ("stealing", "held")]
         width = [max(len(r[k]) for r in parts) for k in range(3)]
         for name, value, share in parts:
             lines.append(f"  {name.ljust(width[0])}  {value.rjust(width[1])}  {share.rjust(width[2])}")
@@ -435,6 +470,9 @@ class Summary:
                      f"at least one node idle right after {u.failures_idle_after} of them "
                      f"({_fmt(100 * u.idle_after_failure_share)} %); a node idle when {u.failures_spare} "
                      f"struck ({_fmt(100 * u.spare_at_failure_share)} %)")
+        if self.stealing:
+            lines.append(f"node stealing: {u.steals} steals ({u.steals_cancelled} cancelled); of the failures "
+                         f"that hit a running job, {u.replaced} met a free node, {u.waited} waited")
         return "\n".join(lines)
 
 
@@ -477,13 +515,14 @@ def summarize(
         slowdown_mean=float(bsd.mean()) if bsd.size else math.nan,
         slowdown_max=float(bsd.max()) if bsd.size else math.nan,
         classes=tuple(per_class), utilization=utilization(result, window), flows=flows,
+        stealing=bool(result.steals) or _STEALING_NAME.fullmatch(result.policy) is not None,
     )
 
 
 # ---------------------------------------------------------------------------- jobs.csv
 #: Batsim's final state of an attempt, by outcome
 _STATE = {"completed": "COMPLETED_SUCCESSFULLY", "failed": "COMPLETED_KILLED",
-          "interrupted": "COMPLETED_KILLED"}
+          "interrupted": "COMPLETED_KILLED", "checkpointed": "COMPLETED_KILLED"}
 
 
 def job_records(result: SimulationResult) -> list[JobRecord]:

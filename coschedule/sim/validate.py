@@ -31,6 +31,14 @@ Rules
    ending then; every failed attempt was ended by such a record.
 6. Given the trace (``failures=``), every failure of it up to the end of the run was applied
    unless its node was down, and every record comes from it.
+7. **Node stealing** ([Du2024] §7): each steal record moves nodes of the victim's attempt that
+   ends then (interrupted, or completed before it could stop) to the failed job's attempt that
+   starts then, the failed job's previous attempt having failed by the decision; every
+   interrupted attempt was a victim's at that instant; a node a failed job keeps (a *hold*,
+   the paper's fictitious job) is one of its failed attempt's, between that attempt and the
+   next, and runs nothing else meanwhile (rule 4 counts holds); a proactive checkpoint lasts
+   ``C`` and saves the position where the work stopped (rule 3); an attempt that goes on after
+   one (``checkpointed``) is followed at once, on the same nodes, by one without recovery.
 
 Times compare with a relative tolerance of ``1e-9`` (:data:`RTOL`), integers exactly. Running
 time ``O(S log S + F log F)`` for ``S`` (attempt, node) pairs and ``F`` failures, plus the
@@ -54,7 +62,7 @@ __all__ = ["RTOL", "validate_run"]
 
 #: relative tolerance on times (absolute below 1 s)
 RTOL = 1e-9
-OUTCOMES = ("completed", "failed", "interrupted")
+OUTCOMES = ("completed", "failed", "interrupted", "checkpointed")
 
 
 def _tol(*values: float) -> float:
@@ -124,6 +132,16 @@ def _check_attempt(result: SimulationResult, a: Attempt) -> None:
         raise InvalidSchedule(f"{name}: outcome {a.outcome!r} is not one of {', '.join(OUTCOMES)}")
     if not (math.isfinite(a.start) and math.isfinite(a.end) and a.start <= a.end + _tol(a.end)):
         raise InvalidSchedule(f"{name}: needs a finite start <= end, got [{_g(a.start)}, {_g(a.end)})")
+    if not (math.isfinite(a.proactive) and a.proactive >= 0):
+        raise InvalidSchedule(f"{name}: proactive checkpoint {a.proactive!r}, expected a time >= 0")
+    if a.outcome == "checkpointed" and not a.proactive > 0:
+        raise InvalidSchedule(f"{name}: checkpointed without a proactive checkpoint")
+    if a.outcome == "completed" and a.proactive > 0:
+        raise InvalidSchedule(f"{name}: completed, yet ends with a proactive checkpoint")
+    C = float(result.checkpointing.cost)
+    if a.proactive > C + _tol(C) or (a.outcome in ("interrupted", "checkpointed") and a.proactive > 0
+                                      and not _close(a.proactive, C)):
+        raise InvalidSchedule(f"{name}: proactive checkpoint of {_g(a.proactive)}, the checkpoint cost is {_g(C)}")
     p = int(wl.nodes[a.job])
     if len(a.nodes) != p:
         raise InvalidSchedule(f"{name}: runs on {len(a.nodes)} nodes, the job has {p}")
@@ -152,6 +170,11 @@ def _check_sequence(result: SimulationResult, j: int, attempts: Sequence[Attempt
         if a.start < prev.end - _tol(prev.end):
             raise InvalidSchedule(f"job {jid} attempt {a.index}: starts at {_g(a.start)}, "
                                   f"before attempt {prev.index} ends at {_g(prev.end)}")
+    for prev, a in itertools.pairwise(attempts):
+        if prev.outcome == "checkpointed" and not (_close(a.start, prev.end) and set(a.nodes) == set(prev.nodes)):
+            raise InvalidSchedule(f"job {jid} attempt {a.index}: after a proactive checkpoint it goes on at "
+                                  f"{_g(prev.end)} on nodes {list(prev.nodes)}, not at {_g(a.start)} on "
+                                  f"{list(a.nodes)}")
     for a in attempts[:-1]:
         if a.outcome == "completed":
             raise InvalidSchedule(f"job {jid} attempt {a.index}: completed, yet attempt "
@@ -171,10 +194,12 @@ def _check_work(result: SimulationResult, j: int, attempts: Sequence[Attempt]) -
     cp = _Checkpoints(float(wl.length[j]), int(wl.nodes[j]), float(ck.cost), float(ck.node_mtbf),
                       bool(ck.final_checkpoint))
     saved = 0.0
+    resumed = True  # no recovery: a first attempt, or one that goes on after a proactive checkpoint
     for a in attempts:
         name = f"job {jid} attempt {a.index}"
-        if not _close(a.recovery, 0.0 if a.index == 0 else R):
-            what = "0 for a first attempt" if a.index == 0 else f"R = {_g(R)} for a restart"
+        if not _close(a.recovery, 0.0 if resumed else R):
+            what = ("0 for a first attempt" if a.index == 0 else "0 after a proactive checkpoint") if resumed \
+                else f"R = {_g(R)} for a restart"
             raise InvalidSchedule(f"{name}: recovery {_g(a.recovery)}, expected {what}")
         if not _close(a.saved_before, saved):
             raise InvalidSchedule(f"{name}: saved before {_g(a.saved_before)}, expected {_g(saved)} "
@@ -191,18 +216,25 @@ def _check_work(result: SimulationResult, j: int, attempts: Sequence[Attempt]) -
                 raise InvalidSchedule(f"{name}: runs {_g(ran)}, expected R + E - U = {_g(a.recovery)} + "
                                       f"{_g(cp.E)} - {_g(a.saved_before)} = {_g(planned)}")
         else:
-            if ran > planned + tol:
-                raise InvalidSchedule(f"{name}: runs {_g(ran)}, longer than its R + E - U = {_g(planned)}")
+            if ran > planned + a.proactive + tol:
+                raise InvalidSchedule(f"{name}: runs {_g(ran)}, longer than its R + E - U = {_g(planned)}"
+                                      + (f" and its proactive checkpoint {_g(a.proactive)}" if a.proactive else ""))
             # how far its execution got (before saved_before if a failure cut its recovery)
-            position = a.saved_before + (ran - a.recovery)
-            before = cp.completed_by(a.saved_before + tol)
-            fewest = max(before, cp.completed_by(position - tol))
-            most = max(before, cp.completed_by(position + tol))
-            options = [cp.end(m) for m in range(fewest, most + 1)]
-            if not any(_close(a.saved_after, u) for u in options):
-                raise InvalidSchedule(f"{name}: saved {_g(a.saved_after)}, the checkpoints completed by "
-                                      f"then give {_g(options[-1])}")
+            position = a.saved_before + (ran - a.recovery - a.proactive)
+            if a.proactive > 0 and a.outcome != "failed":  # a proactive checkpoint saves it all
+                if position < a.saved_before - tol or not _close(a.saved_after, position):
+                    raise InvalidSchedule(f"{name}: saved {_g(a.saved_after)}, its proactive checkpoint "
+                                          f"saves where its work stopped, {_g(position)}")
+            else:
+                before = cp.completed_by(a.saved_before + tol)
+                fewest = max(before, cp.completed_by(position - tol))
+                most = max(before, cp.completed_by(position + tol))
+                options = [max(cp.end(m), a.saved_before) for m in range(fewest, most + 1)]
+                if not any(_close(a.saved_after, u) for u in options):
+                    raise InvalidSchedule(f"{name}: saved {_g(a.saved_after)}, the checkpoints completed by "
+                                          f"then give {_g(options[-1])}")
         saved = a.saved_after
+        resumed = a.outcome == "checkpointed"
     last, first = attempts[-1], attempts[0]
     for what, have, want in (("completion", float(result.completion[j]), last.end),
                              ("first start", float(result.first_start[j]), first.start)):
@@ -213,19 +245,22 @@ def _check_work(result: SimulationResult, j: int, attempts: Sequence[Attempt]) -
 
 def _node_intervals(result: SimulationResult) -> tuple[np.ndarray, ...]:
     """``(node, start, end, kind, ref)`` of every attempt on every node (kind 0, ``ref`` the
-    attempt's position) and of every downtime (kind 1, ``ref`` the record's position), sorted
+    attempt's position), every downtime (kind 1, ``ref`` the record's position) and every node
+    a failed job keeps waiting for a stolen one (kind 2, ``ref`` the hold's position), sorted
     by node, start, end."""
-    att = result.attempts
-    counts = np.array([len(a.nodes) for a in att], dtype=np.int64)
-    nodes = np.concatenate([np.asarray(a.nodes, dtype=np.int64) for a in att] + [np.empty(0, np.int64)])
-    starts = np.repeat(np.array([a.start for a in att], dtype=np.float64), counts)
-    ends = np.repeat(np.array([a.end for a in att], dtype=np.float64), counts)
-    refs = np.repeat(np.arange(len(att), dtype=np.int64), counts)
+    att, holds = result.attempts, result.holds
+    spans = [(a.nodes, a.start, a.end) for a in att] + [(h.nodes, h.start, h.end) for h in holds]
+    counts = np.array([len(x[0]) for x in spans], dtype=np.int64)
+    nodes = np.concatenate([np.asarray(x[0], dtype=np.int64) for x in spans] + [np.empty(0, np.int64)])
+    starts = np.repeat(np.array([x[1] for x in spans], dtype=np.float64), counts)
+    ends = np.repeat(np.array([x[2] for x in spans], dtype=np.float64), counts)
+    refs = np.repeat(np.r_[np.arange(len(att)), np.arange(len(holds))].astype(np.int64), counts)
+    kinds = np.repeat(np.r_[np.zeros(len(att)), np.full(len(holds), 2)].astype(np.int64), counts)
     fr = result.failures
     node = np.r_[nodes, np.array([f.node for f in fr], dtype=np.int64)]
     start = np.r_[starts, np.array([f.time for f in fr], dtype=np.float64)]
     end = np.r_[ends, np.array([f.up for f in fr], dtype=np.float64)]
-    kind = np.r_[np.zeros(nodes.size, np.int64), np.ones(len(fr), np.int64)]
+    kind = np.r_[kinds, np.ones(len(fr), np.int64)]
     ref = np.r_[refs, np.arange(len(fr), dtype=np.int64)]
     order = np.lexsort((end, start, node))
     return node[order], start[order], end[order], kind[order], ref[order]
@@ -235,7 +270,7 @@ def _check_nodes(result: SimulationResult, iv: tuple[np.ndarray, ...]) -> None:
     """Rule 4: consecutive intervals of a node (sorted by start) must not overlap; sorted by
     start, that is enough."""
     node, start, end, kind, ref = iv
-    keep = (kind == 0) | (end - start > RTOL * np.maximum(1.0, np.abs(end)))  # D = 0: never down
+    keep = (kind != 1) | (end - start > RTOL * np.maximum(1.0, np.abs(end)))  # D = 0: never down
     node, start, end, kind, ref = node[keep], start[keep], end[keep], kind[keep], ref[keep]
     if node.size < 2:
         return
@@ -249,16 +284,19 @@ def _check_nodes(result: SimulationResult, iv: tuple[np.ndarray, ...]) -> None:
         if kind[k] == 0:
             a = result.attempts[int(ref[k])]
             return f"{_name(result, a)} [{_g(a.start)}, {_g(a.end)})"
+        if kind[k] == 2:
+            h = result.holds[int(ref[k])]
+            return f"job {result.workload.ids[h.job]} keeping it [{_g(h.start)}, {_g(h.end)})"
         f = result.failures[int(ref[k])]
         return f"the node down on [{_g(f.time)}, {_g(f.up)}) (failure at {_g(f.time)})"
 
     first, second = what(i), what(i + 1)
-    if kind[i] == 0 and kind[i + 1] == 0:
+    if kind[i] != 1 and kind[i + 1] != 1:
         raise InvalidSchedule(f"node {node[i]}: {second} overlaps {first}")
     if kind[i] == 1 and kind[i + 1] == 1:
         raise InvalidSchedule(f"node {node[i]}: fails at {_g(start[i + 1])} while down: "
                               f"{second} overlaps {first}")
-    running, down = (first, second) if kind[i] == 0 else (second, first)
+    running, down = (first, second) if kind[i] != 1 else (second, first)
     raise InvalidSchedule(f"node {node[i]}: {running} runs while {down}")
 
 
@@ -281,8 +319,12 @@ def _check_failures(result: SimulationResult, iv: tuple[np.ndarray, ...]) -> Non
             a = att[int(a_ref[k])]
             raise InvalidSchedule(f"{where}: {_name(result, a)} runs there over [{_g(a.start)}, "
                                   f"{_g(a.end)}) and does not end then")
-        if f.job >= 0 and not any(a.outcome == "failed" and f.node in a.nodes and _close(a.end, t)
-                                  for a in by_job.get(f.job, [])):
+        if f.job >= 0 and f.reaction == "held":
+            if not any(h.job == f.job and f.node in h.nodes and _close(h.end, t) for h in result.holds):
+                raise InvalidSchedule(f"{where}: it hit a node job {result.workload.ids[f.job]} kept, but no "
+                                      "node it kept ends then")
+        elif f.job >= 0 and not any(a.outcome == "failed" and f.node in a.nodes and _close(a.end, t)
+                                    for a in by_job.get(f.job, [])):
             raise InvalidSchedule(f"{where}: it hit job {result.workload.ids[f.job]}, which has no "
                                   "attempt on the node failed then")
     ended: dict[tuple[int, int], list[float]] = {}
@@ -295,6 +337,48 @@ def _check_failures(result: SimulationResult, iv: tuple[np.ndarray, ...]) -> Non
         if not any(_close(t, a.end) for x in a.nodes for t in ended.get((int(a.job), int(x)), ())):
             raise InvalidSchedule(f"{_name(result, a)}: failed at {_g(a.end)}, but no failure of one "
                                   "of its nodes hit it then")
+
+
+def _check_steals(result: SimulationResult, by_job: dict[int, list[Attempt]]) -> None:
+    """Rule 7, node stealing: each steal moves nodes of the victim's attempt that ends then
+    (interrupted, or completed) to the failed job's attempt that starts then, after the failure
+    that decided it; every interrupted attempt is a victim's; every hold sits between a failed
+    attempt of its job and the next, on nodes of the failed one."""
+    ids = result.workload.ids
+    stolen_at: set[tuple[int, float]] = set()
+    for s in result.steals:
+        where = f"steal decided at {_g(s.decided)} for job {ids[s.failed]} from job {ids[s.victim]}"
+        if s.time < s.decided - _tol(s.decided):
+            raise InvalidSchedule(f"{where}: happens at {_g(s.time)}, before it was decided")
+        if s.cancelled:
+            continue
+        give = [a for a in by_job[s.victim] if _close(a.end, s.time) and a.outcome in ("interrupted", "completed")]
+        take = [a for a in by_job[s.failed] if _close(a.start, s.time)]
+        if not give or not set(s.nodes) <= set(give[-1].nodes):
+            raise InvalidSchedule(f"{where}: no attempt of the victim on nodes {list(s.nodes)} is "
+                                  f"interrupted or completes at {_g(s.time)}")
+        if not take or not set(s.nodes) <= set(take[0].nodes):
+            raise InvalidSchedule(f"{where}: no attempt of the failed job starts at {_g(s.time)} on "
+                                  f"nodes {list(s.nodes)}")
+        prev = [a for a in by_job[s.failed] if a.index == take[0].index - 1]
+        if not prev or prev[0].outcome != "failed" or prev[0].end > s.decided + _tol(s.decided):
+            raise InvalidSchedule(f"{where}: the failed job has no failed attempt ending by then")
+        stolen_at.add((s.victim, round(s.time, 6)))
+    victims = {(s.victim, round(s.time, 6)) for s in result.steals if not s.cancelled}
+    for a in result.attempts:
+        if a.outcome == "interrupted" and (a.job, round(a.end, 6)) not in victims:
+            raise InvalidSchedule(f"{_name(result, a)}: interrupted at {_g(a.end)}, but no node was stolen "
+                                  "from it then")
+    for h in result.holds:
+        where = f"job {ids[h.job]} keeping nodes over [{_g(h.start)}, {_g(h.end)})"
+        runs = by_job[h.job]
+        before = [a for a in runs if a.end <= h.start + _tol(h.start)]
+        after = [a for a in runs if a.start >= h.end - _tol(h.end)]
+        if not before or before[-1].outcome != "failed" or (after and after[0].index != before[-1].index + 1):
+            raise InvalidSchedule(f"{where}: it does not sit between a failed attempt of the job and the next")
+        if not set(h.nodes) <= set(before[-1].nodes):
+            raise InvalidSchedule(f"{where}: nodes {sorted(set(h.nodes) - set(before[-1].nodes))} were not "
+                                  "its failed attempt's")
 
 
 def _check_trace(result: SimulationResult, trace: FailureTrace) -> None:
@@ -356,5 +440,6 @@ def validate_run(result: SimulationResult, *, failures: FailureTrace | None = No
     iv = _node_intervals(result)
     _check_nodes(result, iv)
     _check_failures(result, iv)
+    _check_steals(result, {j: sorted(v, key=lambda a: a.index) for j, v in by_job.items()})
     if failures is not None:
         _check_trace(result, failures)

@@ -443,7 +443,7 @@ def test_other_result_columns_are_not_resumed(tmp_path, reference_db, monkeypatc
 
     sim = get_simulator("batch")
     monkeypatch.setitem(simulators._BUILT, "batch", replace(sim, schema=replace(BATCH_SCHEMA, results="batch-summary/0")))
-    with pytest.raises(CampaignError, match=r"its result columns are 'batch-summary/1', this coschedule computes "
+    with pytest.raises(CampaignError, match=r"its result columns are 'batch-summary/2', this coschedule computes "
                                             r"'batch-summary/0'"):
         run_campaign(small_spec(), str(db), workers=1)
 
@@ -491,7 +491,8 @@ def test_groups_are_means_over_the_seeds(reference_db):
         assert sum(c["jobs"] for c in g.classes) == pytest.approx(g.jobs_kept)
         useful = [r["metrics"]["utilization"]["fractions"]["useful"] for r in mine]
         assert g.utilization is not None and g.utilization["useful"] == pytest.approx(float(np.mean(useful)))
-        assert list(g.utilization) == ["useful", "checkpoint", "recovery", "lost", "downtime", "idle"]
+        assert list(g.utilization) == ["useful", "checkpoint", "recovery", "lost", "stealing", "held", "downtime",
+                                       "idle"]
     text = format_batch_tables(groups)
     assert "mean flow (s)" in text and "conservative" in text and "flow per size class" in text
     free = next(g for g in groups if g.policy == "easy" and g.node_mtbf is None)

@@ -77,7 +77,7 @@ def test_toy_utilization_by_hand(toy):
     is idle except on [0, 1) (all busy) and [5, 6) (J1, J3 and the down node 2): 23 s of 25."""
     u = utilization(toy)
     assert (u.start, u.end, u.n_nodes, u.capacity) == (0, 25, 8, 200)
-    expected = {"useful": 135, "checkpoint": 0, "recovery": 0, "lost": 6, "downtime": 5, "idle": 54}
+    expected = {"useful": 135, "checkpoint": 0, "recovery": 0, "lost": 6, "stealing": 0, "held": 0, "downtime": 5, "idle": 54}
     assert u.parts() == pytest.approx(expected, rel=1e-12)
     assert math.fsum(u.parts().values()) == pytest.approx(u.capacity, rel=1e-12)
     assert u.fractions()["useful"] == pytest.approx(135 / 200, rel=1e-12)
@@ -93,7 +93,7 @@ def test_toy_utilization_in_a_window(toy):
     attempt it ended are outside."""
     u = utilization(toy, (2.0, 10.0))
     assert u.capacity == 64
-    expected = {"useful": 40, "checkpoint": 0, "recovery": 0, "lost": 0, "downtime": 4, "idle": 20}
+    expected = {"useful": 40, "checkpoint": 0, "recovery": 0, "lost": 0, "stealing": 0, "held": 0, "downtime": 4, "idle": 20}
     assert u.parts() == pytest.approx(expected, rel=1e-12)
     assert u.idle_time_share == pytest.approx(7 / 8, rel=1e-12)  # all busy or down on [5, 6)
     assert (u.failures, u.restarts) == (0, 0) and math.isnan(u.idle_after_failure_share)
@@ -107,14 +107,14 @@ def test_checkpointed_utilization_by_hand(checkpointed):
     nodes; lost: A's 6 s after its checkpoint at 44 on 2 nodes; node 0 down 10 s; 4 nodes over
     [0, 139): idle = 556 - 364 = 192."""
     u = utilization(checkpointed)
-    expected = {"useful": 310, "checkpoint": 26, "recovery": 6, "lost": 12, "downtime": 10, "idle": 192}
+    expected = {"useful": 310, "checkpoint": 26, "recovery": 6, "lost": 12, "stealing": 0, "held": 0, "downtime": 10, "idle": 192}
     assert u.parts() == pytest.approx(expected, rel=1e-12)
     # a window that cuts A's attempts: [40, 60) holds 2 s of work and A's 2nd checkpoint
     # [42, 44) of its saved part, its lost [44, 50), the restart's recovery [50, 53) and 7 s of
     # its work, on 2 nodes; node 0 down on [50, 60); node 2 idle on [40, 50), node 3 throughout
     w = utilization(checkpointed, (40.0, 60.0))
     assert w.parts() == pytest.approx({"useful": 2 * 2 + 7 * 2, "checkpoint": 2 * 2, "recovery": 3 * 2,
-                                       "lost": 6 * 2, "downtime": 10, "idle": 10 + 20}, rel=1e-12)
+                                       "lost": 6 * 2, "stealing": 0, "held": 0, "downtime": 10, "idle": 10 + 20}, rel=1e-12)
 
 
 def test_pruning():
