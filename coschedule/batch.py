@@ -36,9 +36,15 @@ def _use_kernel(policy: object, backend: str) -> bool:
     return fits and jit.HAVE_NUMBA
 
 
+def _is_stealing(name: str) -> bool:
+    from coschedule.heuristics.stealing import STEALING_POLICIES
+
+    return name.lower() in STEALING_POLICIES
+
+
 def make_policy(policy: str | Policy, **options: Any) -> Policy:
     """A policy object: ``policy`` itself, or a new one by name (``fcfs``, ``easy``,
-    ``conservative`` / ``baseline``)."""
+    ``conservative`` / ``baseline``, node stealing ``sfsj``, ``h111`` ... ``h323``)."""
     if isinstance(policy, str):
         from coschedule.heuristics.batch import get_batch_policy
 
@@ -72,6 +78,7 @@ def run_batch(
     knows_downtime: bool = False,
     backend: str = "auto",
     n_nodes: int | None = None,
+    victim_tiebreak: str | None = None,
 ) -> SimulationResult:
     """Simulate ``policy`` on ``workload``.
 
@@ -80,6 +87,10 @@ def run_batch(
     the platform's size when it is not the workload's (the result's workload then says it). Checkpointing:
     ``checkpoint_cost`` C > 0 turns it on (Young/Daly periods from ``node_mtbf``, which it then
     needs); ``recovery_cost`` R defaults to C (0 without checkpointing).
+
+    ``victim_tiebreak``: for node stealing (``sfsj``, ``h1yz`` ...), how V1 breaks ties between
+    jobs of the fewest nodes: ``"release"`` (the latest released, default) or ``"runtime"`` (the
+    one running for the shortest time).
 
     ``backend``: ``"reference"`` runs the event loop :class:`~coschedule.sim.engine.Simulation`
     with the policy object; ``"kernel"`` the compiled kernel of the built-in policies
@@ -92,7 +103,11 @@ def run_batch(
     mtbf = math.inf if node_mtbf is None else float(node_mtbf)
     ck = Checkpointing(cost=float(checkpoint_cost), recovery=recovery_cost, node_mtbf=mtbf,
                        final_checkpoint=final_checkpoint)
-    options = {} if not isinstance(policy, str) else {"knows_downtime": knows_downtime}
+    options: dict[str, Any] = {} if not isinstance(policy, str) else {"knows_downtime": knows_downtime}
+    if victim_tiebreak is not None:
+        if not isinstance(policy, str) or not _is_stealing(policy):
+            raise ValueError(f"victim_tiebreak is an option of the node-stealing policies, not of {policy!r}")
+        options["victim_tiebreak"] = victim_tiebreak
     use_kernel = _use_kernel(policy, backend)
 
     def once(trace: FailureTrace | None) -> SimulationResult:

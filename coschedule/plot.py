@@ -401,6 +401,7 @@ def _rigid_labels(instance: RigidInstance, e: Execution, failed: bool) -> list[s
 #: above this many nodes or attempts a batch run is drawn coarse: no edges, no labels
 BATCH_DETAIL_NODES, BATCH_DETAIL_ATTEMPTS = 2000, 5000
 _DOWN_COLOUR = "#9e9e9e"
+_STOLEN_EDGE = "#7b3294"  # attempts stopped by node stealing, nodes kept for a stolen one
 #: tab20 indices for jobs: the dark colours first, then the light ones (neighbours in the workload
 #: differ), without the reds of failures
 _BATCH_COLOURS = (0, 2, 4, 8, 10, 12, 14, 16, 18, 1, 3, 5, 9, 11, 13, 15, 17, 19)
@@ -438,12 +439,14 @@ def plot_batch_run(
     fig = new_figure(figsize=(10, min(2.2 + 0.3 * N, 7.5)))
     ax = fig.add_subplot()
     cmap = colormaps["tab20"]
-    polys: dict[bool, tuple[list[Any], list[Any]]] = {False: ([], []), True: ([], [])}
+    # completed, failed, stopped by node stealing (interrupted or checkpointed)
+    polys: dict[str, tuple[list[Any], list[Any]]] = {k: ([], []) for k in ("completed", "failed", "stopped")}
     labels: list[tuple[float, float, float, float, list[str]]] = []
+    word = {"failed": "failed", "interrupted": "stolen", "checkpointed": "checkpointed"}
     for a in attempts:
-        failed = a.outcome != "completed"
-        colour = to_rgba(cmap(_BATCH_COLOURS[a.job % len(_BATCH_COLOURS)]), 0.45 if failed else 1.0)
-        verts, colours = polys[failed]
+        kind = a.outcome if a.outcome in ("completed", "failed") else "stopped"
+        colour = to_rgba(cmap(_BATCH_COLOURS[a.job % len(_BATCH_COLOURS)]), 1.0 if kind == "completed" else 0.45)
+        verts, colours = polys[kind]
         jid = w.ids[a.job]
         for first, count in _runs(a.nodes):
             top = first + count
@@ -451,14 +454,21 @@ def plot_batch_run(
             colours.append(colour)
             if detail:
                 labels.append((a.start, first, a.end - a.start, count,
-                               [f"{jid}\nfailed", jid] if failed else [jid]))
-    for failed, (verts, colours) in polys.items():
+                               [f"{jid}\n{word[a.outcome]}", jid] if kind != "completed" else [jid]))
+    held = [((h.start, first), (h.end, first), (h.end, first + count), (h.start, first + count))
+            for h in result.holds for first, count in _runs(h.nodes)]
+    styles = {"completed": ("black", 0.5, None), "failed": (_FAILED_EDGE, 1.0, "///"),
+              "stopped": (_STOLEN_EDGE, 1.0, "\\\\\\")}
+    for kind, (verts, colours) in polys.items():
+        edge, lw, hatch = styles[kind]
         if verts:
             ax.add_collection(PolyCollection(
-                verts, facecolors=colours, edgecolors=_FAILED_EDGE if failed else "black",
-                linewidths=(1.0 if failed else 0.5) if detail else 0.0, hatch="///" if failed else None,
+                verts, facecolors=colours, edgecolors=edge, linewidths=lw if detail else 0.0, hatch=hatch,
                 rasterized=not detail, zorder=2,
             ))
+    if held:
+        ax.add_collection(PolyCollection(held, facecolors="none", edgecolors=_STOLEN_EDGE, hatch="..",
+                                         linewidths=0.8 if detail else 0.0, rasterized=not detail, zorder=2))
     downs = [((f.time, f.node), (f.up, f.node), (f.up, f.node + 1), (f.time, f.node + 1))
              for f in result.failures if f.up > f.time]
     if downs:
@@ -488,7 +498,11 @@ def plot_batch_run(
                   label="failed attempt"),
             Line2D([], [], ls="none", marker="x", color=_FAILED_EDGE, markeredgewidth=1.5, label="failure"),
             Patch(facecolor=_DOWN_COLOUR, alpha=0.6, label="node down"),
-        ],
+        ] + ([
+            Patch(facecolor=to_rgba("lightgrey", 0.45), hatch="\\\\\\", edgecolor=_STOLEN_EDGE,
+                  label="attempt stopped by\nnode stealing"),
+            Patch(facecolor="none", hatch="..", edgecolor=_STOLEN_EDGE, label="nodes kept for\na stolen one"),
+        ] if result.steals else []),
         loc="upper left", bbox_to_anchor=(1.005, 1.0), fontsize=7,
     )
     return _finish(fig, [(ax, labels)], path)
@@ -496,13 +510,15 @@ def plot_batch_run(
 
 def _default_batch_title(result: SimulationResult, time_unit: str | None) -> str:
     w = result.workload
-    failed = sum(a.outcome != "completed" for a in result.attempts)
+    failed = sum(a.outcome == "failed" for a in result.attempts)
+    stopped = sum(a.outcome in ("interrupted", "checkpointed") for a in result.attempts)
     unit = f" {time_unit}" if time_unit else ""
     mean = float(result.flow.mean()) if w.n else 0.0
     name = f" on {w.name}" if w.name else ""
     failures = len(result.failures)
     return (f"{result.policy}{name}: {w.n} jobs, {w.n_nodes} nodes, {len(result.attempts)} attempts "
-            f"({failed} failed), {failures} failure{'' if failures == 1 else 's'}; mean flow {mean:.6g}{unit}")
+            f"({failed} failed{f', {stopped} stopped by node stealing' if stopped else ''}), {failures} "
+            f"failure{'' if failures == 1 else 's'}; mean flow {mean:.6g}{unit}")
 
 
 def _flow_labels(s: Any) -> list[str]:

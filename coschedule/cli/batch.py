@@ -208,7 +208,10 @@ def cmd_batch(args: argparse.Namespace) -> int:
     from ..sim.validate import validate_run
 
     _check_options(args)
-    make_policy(args.policy)  # an unknown name fails before the workload is read
+    policy = make_policy(args.policy)  # an unknown name fails before the workload is read
+    if args.victim_tiebreak is not None and not hasattr(policy, "victim_tiebreak"):
+        raise CoscheduleError(f"--victim-tiebreak is an option of node stealing (sfsj, h111..h323), "
+                              f"not of {args.policy}")
     if args.plot:
         from ..plot import new_figure
 
@@ -223,7 +226,7 @@ def cmd_batch(args: argparse.Namespace) -> int:
         workload, args.policy, failures=failures, node_mtbf=args.node_mtbf, seed=args.seed,
         downtime=args.downtime or 0.0, checkpoint_cost=args.checkpoint_cost or 0.0,
         recovery_cost=args.recovery_cost, final_checkpoint=args.final_checkpoint,
-        knows_downtime=bool(args.knows_downtime),
+        knows_downtime=bool(args.knows_downtime), victim_tiebreak=args.victim_tiebreak,
     )
     validate_run(result, failures=failures)
     summary = summarize(result, prune=args.prune, window=args.window)
@@ -269,7 +272,8 @@ def register(sub: Any) -> None:
         "on nodes that fail ([Du2024]): a failure interrupts the job on its node, which is down for "
         "the downtime; the job restarts from its last checkpoint (from scratch without "
         "checkpointing) at once when a free node can replace the failed one, else it waits with the "
-        "highest priority. Prints the metrics of [Du2024] §5.3: flows (max, mean, weighted by "
+        "highest priority; with node stealing (sfsj, h111..h323, [Du2024] §4.2, §7) it may take a node "
+        "of a running job instead. Prints the metrics of [Du2024] §5.3: flows (max, mean, weighted by "
         "nodes; overall and per size class), waits, bounded slowdowns, the utilization split into "
         "useful work, checkpoints, recoveries, lost work, downtime and idle time, failures and restarts. "
         "WORKLOAD is an SWF trace (.swf, .swf.gz) or a Batsim JSON workload, a file or a bundled "
@@ -278,6 +282,7 @@ def register(sub: Any) -> None:
         epilog="examples:\n"
         "  coschedule batch batch/toy.json --policy conservative --failures batch/toy-failures.csv --downtime 5\n"
         "  coschedule batch batch/toy.json --policy easy --gantt toy.png -o jobs.csv\n"
+        "  coschedule batch batch/toy.json --policy sfsj --failures batch/toy-failures.csv --downtime 5\n"
         "  coschedule batch KTH-SP2-1996-2.1-cln --policy easy --node-mtbf 2e6 --seed 1 --downtime 3600 \\\n"
         "      --checkpoint-cost 300 --failures-out f.csv\n"
         "  coschedule batch KTH-SP2-1996-2.1-cln --policy fcfs --failures f.csv --downtime 3600 \\\n"
@@ -285,7 +290,14 @@ def register(sub: Any) -> None:
     )
     p.add_argument("workload", metavar="WORKLOAD", help="an SWF trace (.swf, .swf.gz), a Batsim JSON workload, or a bundled name")
     p.add_argument("--policy", required=True, metavar="NAME",
-                   help="fcfs, easy (EASY backfilling), conservative (conservative backfilling; alias baseline)")
+                   help="fcfs, easy (EASY backfilling), conservative (conservative backfilling; alias baseline), "
+                   "sfsj (node stealing, Steal From Small Jobs: h111), h111..h323 (node stealing Hxyz: timing "
+                   "x = 1 now, 2 after a proactive checkpoint, 3 at the next checkpoint; victim y = 1 fewest "
+                   "nodes, 2 latest released; criterion z = 1 fewer nodes, 2 released later, 3 smaller "
+                   "estimated maximum flow)")
+    p.add_argument("--victim-tiebreak", choices=("release", "runtime"), default=None,
+                   help="node stealing with victim choice 1: among the jobs of the fewest nodes, the latest "
+                   "released (release, the default) or the one running for the shortest time (runtime)")
     p.add_argument("--nodes", type=positive_int, default=None, metavar="N",
                    help="platform size N (default: the workload's nb_res, or the SWF header's MaxProcs, "
                    "else MaxNodes)")

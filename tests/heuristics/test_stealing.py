@@ -513,3 +513,17 @@ def test_summary_reports_the_steals():
     d = s.to_dict()["utilization"]
     assert (d["steals"], d["replaced"], d["waited"]) == (1, 0, 0)
     assert "node stealing" not in summarize(toy("conservative"), prune=0).table()
+
+
+def test_gantt_tells_stolen_from_failed():
+    pytest.importorskip("matplotlib")
+    from coschedule.plot import plot_batch_run
+
+    r = run100("h211", AV, trace(4, (40, 0)))
+    fig = plot_batch_run(r)
+    ax = fig.axes[0]
+    assert "1 failed, 1 stopped by node stealing" in ax.get_title()
+    legend = [t.get_text() for t in ax.get_legend().get_texts()]
+    assert "attempt stopped by\nnode stealing" in legend and "nodes kept for\na stolen one" in legend
+    texts = [t.get_text() for t in ax.texts]
+    assert any("stolen" in t for t in texts) or len(texts) == 0
