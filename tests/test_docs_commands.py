@@ -113,3 +113,15 @@ def test_batch_guide_transcripts_print_what_they_show(clone_dir):
         assert shown == expected, f"$ {command}\n--- the page shows\n{expected}\n--- it prints\n{shown}"
         assert proc.returncode == (2 if "error:" in expected else 0), f"$ {command}: exit {proc.returncode}"
     assert (clone_dir / "toy.png").stat().st_size > 0 and (clone_dir / "jobs.csv").stat().st_size > 0
+
+
+def test_stealing_guide_transcripts_print_what_they_show(clone_dir):
+    """docs/stealing.md: the toy example under node stealing, as the page shows it."""
+    items = _transcripts(ROOT / "docs" / "stealing.md")
+    assert len(items) >= 2 and "--policy sfsj" in items[0][0]
+    for command, expected in items:
+        proc = _run(command, clone_dir)
+        shown = (proc.stderr + proc.stdout).rstrip("\n")
+        assert shown == expected, f"$ {command}\n--- the page shows\n{expected}\n--- it prints\n{shown}"
+        assert proc.returncode == 0, f"$ {command}: exit {proc.returncode}"
+    assert "J3" in (clone_dir / "h311.csv").read_text()

@@ -574,3 +574,27 @@ def test_report_plots_the_flows_per_size_class(reference_db, tmp_path):
     with pytest.raises(Exception, match="one failure setting per source"):
         with ResultStore.open(reference_db) as store:
             batch_figure([r for r in store.rows() if r["policy"] == "easy"])
+
+
+def test_node_stealing_policies_in_a_campaign(tmp_path):
+    """The campaign runs node stealing by name; its rows keep the steal counts, and a
+    failure-free run of SFSJ is Baseline's."""
+    db = tmp_path / "steal.sqlite"
+    run_campaign(small_spec(policies=("baseline", "sfsj", "h213"), checkpoint_cost=(120.0,), seeds=1), str(db),
+                 workers=1)
+    rows = numbers(db)
+    by = {(r["policy"], r["node_mtbf"]): r for r in rows.values()}
+    assert set(by) == {(p, m) for p in ("baseline", "sfsj", "h213") for m in (None, MTBF)}
+    free = [by[(p, None)] for p in ("baseline", "sfsj", "h213")]
+    assert all(r["mean_flow"] == free[0]["mean_flow"] and r["metrics"]["utilization"]["steals"] == 0 for r in free)
+    base = by[("baseline", MTBF)]["metrics"]["utilization"]
+    assert base["steals"] == 0 and base["replaced"] + base["waited"] == base["failures_hit"]
+    stole = 0
+    for p in ("sfsj", "h213"):
+        u = by[(p, MTBF)]["metrics"]["utilization"]
+        # every failure that hit a job met a free node, waited, or decided a steal
+        assert u["replaced"] + u["waited"] + u["steals"] + u["steals_cancelled"] >= u["failures_hit"] - u["steals"]
+        assert u["replaced"] + u["waited"] < u["failures_hit"] or u["steals"] == 0
+        assert sum(u["fractions"].values()) == pytest.approx(1.0, rel=1e-9)
+        stole += u["steals"]
+    assert stole > 0  # three days of KTH with failures: node stealing happens
