@@ -10,7 +10,8 @@ shift changes no flow).
 Synthetic workloads (``kind = "synthetic"``) come from :data:`WORKLOAD_GENERATORS`: a name ->
 ``generator(rng, **params) -> Workload`` registry, with the months of
 :mod:`coschedule.sim.synthetic` (``mira-like``, ``params = { month = "2017-06" }`` or
-``"2018-03"``; ``intrepid-like``) and whatever :func:`register_workload_generator` adds. Set ``k``
+``"2018-03"``; ``intrepid-like``; ``du2024-table6``, the 1,000 jobs on 128 nodes of [Du2024]
+§6.3, ``params = { mean_interarrival = 174 }``) and whatever :func:`register_workload_generator` adds. Set ``k``
 of a source is drawn from ``SeedSequence((campaign seed, crc32(source name), k))``.
 """
 
@@ -59,8 +60,17 @@ def _intrepid_like(rng: np.random.Generator) -> Workload:
     return intrepid_like(seed=rng)
 
 
+def _table6(rng: np.random.Generator, *, mean_interarrival: float = 174.0) -> Workload:
+    """:func:`coschedule.sim.synthetic.table6_workload` ([Du2024] §6.3, Table 6)."""
+    from coschedule.sim.synthetic import table6_workload
+
+    return table6_workload(seed=rng, mean_interarrival=float(mean_interarrival))
+
+
 #: name -> synthetic workload generator ``fn(rng: numpy.random.Generator, **params) -> Workload``
-WORKLOAD_GENERATORS: dict[str, Callable[..., Workload]] = {"mira-like": _mira_like, "intrepid-like": _intrepid_like}
+WORKLOAD_GENERATORS: dict[str, Callable[..., Workload]] = {
+    "mira-like": _mira_like, "intrepid-like": _intrepid_like, "du2024-table6": _table6,
+}
 
 
 def register_workload_generator(name: str, generator: Callable[..., Workload]) -> None:

@@ -233,3 +233,36 @@ def intrepid_like(seed: Seed = None) -> Workload:
     89.55 %, the whole-machine jobs capped at 40,900 nodes), drawn from ``seed`` (module
     docstring; the real Intrepid log is not available here)."""
     return synthetic_month(MONTHS["intrepid-2013-06"], seed)
+
+
+#: [Du2024] Table 6: ``n_i`` jobs of ``2^i`` nodes, ``i = 0 .. 6``
+TABLE6_COUNTS: tuple[int, ...] = (504, 198, 108, 65, 55, 42, 28)
+#: §6.3: the mean inter-arrival time (seconds) that makes the stress 95 % by eq. (3)
+TABLE6_INTERARRIVAL = 174.0
+
+
+def table6_workload(seed: Seed = None, *, mean_interarrival: float = TABLE6_INTERARRIVAL) -> Workload:
+    """The synthetic workload of [Du2024] §6.3 (Table 6): 1,000 jobs on 128 nodes, ``n_i`` of
+    ``2^i`` nodes (504, 198, 108, 65, 55, 42, 28 for ``i = 0 .. 6``) in a random order; each
+    length uniform in [1, 119] minutes (whole seconds), its wall time ``alpha`` × length with
+    ``alpha`` uniform in [1, 5] (whole seconds, rounded up); submissions a Poisson process of
+    mean inter-arrival ``mean_interarrival`` seconds from 0 (174 s: a stress of 95 % by eq. (3),
+    ``(1 / 174) × Σ n_i 2^i 3600 / (128 × 1000) = 0.9485``). The paper's experiment runs it with
+    a platform MTBF of 30 minutes (node MTBF 128 × 1800 s), C = R = 5 minutes, D = 10 minutes.
+
+    >>> w = table6_workload(seed=1)
+    >>> w.n, w.n_nodes, [int((w.nodes == 2**i).sum()) for i in range(7)]
+    (1000, 128, [504, 198, 108, 65, 55, 42, 28])
+    """
+    if not (math.isfinite(mean_interarrival) and mean_interarrival > 0):
+        raise ValueError(f"mean_interarrival must be a number > 0, got {mean_interarrival!r}")
+    rng = as_generator(seed)
+    sizes = np.repeat(2 ** np.arange(7, dtype=np.int64), TABLE6_COUNTS)
+    sizes = sizes[rng.permutation(sizes.size)]
+    lengths = np.rint(rng.uniform(60.0, 119 * 60.0, size=sizes.size))
+    walltime = np.ceil(lengths * rng.uniform(1.0, 5.0, size=sizes.size))
+    submit = np.floor(np.cumsum(rng.exponential(mean_interarrival, size=sizes.size)))
+    submit -= submit[0]
+    ids = tuple(str(k + 1) for k in range(sizes.size))
+    return Workload(ids=ids, submit=submit, nodes=sizes, walltime=np.maximum(walltime, lengths), length=lengths,
+                    n_nodes=128, name="du2024-table6")
