@@ -622,3 +622,153 @@ def plot_flow_classes_rows(
     if path is not None:
         save_figure(fig, path)
     return fig
+
+
+# ---------------------------------------------------------------------------- node stealing ([Du2024] §6-7)
+def plot_flow_ratios(
+    rows: Sequence[tuple[str, Sequence[str], dict[str, list[list[float]]], dict[str, list[list[float]]]]],
+    path: str | Path | None = None,
+    *,
+    baseline: str = "conservative",
+    title: str | None = None,
+) -> Figure:
+    """Ratios of flows, a policy over ``baseline``, per job-size class, as [Du2024] Figs. 6-7,
+    13 and 19-21: one row of two panels (maximum flow, mean flow) per workload; ``rows`` =
+    ``(heading, labels, max_ratios, mean_ratios)`` with ``labels`` the classes (then "all", and
+    "weighted" for the mean), ``max_ratios[policy]`` / ``mean_ratios[policy]`` one list of ratios
+    per label (one ratio per failure seed, the two runs of a seed sharing its failures). Several
+    policies: grouped boxes side by side. A dashed line at 1: below it the policy does better.
+    Returns the figure; saves it when ``path`` is given."""
+    if not rows:
+        raise ValueError("nothing to plot: no ratio")
+    height = 3.9 * len(rows)
+    fig = new_figure(figsize=(11, height))
+    cmap = _tab10()
+    for k, (heading, labels, max_r, mean_r) in enumerate(rows):
+        for col, (which, data) in enumerate((("maximum flow", max_r), ("mean flow", mean_r))):
+            ax = fig.add_subplot(len(rows), 2, 2 * k + col + 1)
+            names = list(labels) + (["all", "weighted"] if col else ["all"])
+            policies = list(data)
+            width = 0.8 / max(len(policies), 1)
+            for i, pol in enumerate(policies):
+                cols = data[pol]
+                xs = [x + 1 + (i - (len(policies) - 1) / 2) * width for x in range(len(names))]
+                pts = [([v for v in c if np.isfinite(v)], x) for c, x in zip(cols, xs)]
+                pts = [(c, x) for c, x in pts if c]
+                if not pts:
+                    continue
+                bp = ax.boxplot([c for c, _ in pts], positions=[x for _, x in pts], widths=width * 0.85,
+                                whis=1.5, patch_artist=True, medianprops={"color": "black"},
+                                flierprops={"marker": "o", "markersize": 3})
+                for box in bp["boxes"]:
+                    box.set_facecolor(cmap(i % 10))
+                    box.set_alpha(0.7)
+                ax.plot([], [], "s", color=cmap(i % 10), alpha=0.7, label=pol)
+            ax.axhline(1.0, color="0.3", ls="--", lw=0.8)
+            ax.set_xticks(range(1, len(names) + 1))
+            ax.set_xticklabels(names, rotation=45, ha="right", fontsize=8)
+            ax.set_xlim(0.4, len(names) + 0.6)
+            ax.set_xlabel("job size (nodes)")
+            ax.set_ylabel(f"{which}: policy / {baseline}")
+            ax.set_title(f"{heading}: {which}" + (" (weighted: by job size)" if col else ""), fontsize=10)
+            ax.grid(axis="y", alpha=0.3)
+            if len(policies) > 1 or k == 0:
+                ax.legend(loc="upper left", fontsize=8)
+    fig.suptitle(title or f"flows relative to {baseline}, per job size (boxes: failure seeds; below 1: better)",
+                 fontsize=11)
+    fig.tight_layout(rect=(0, 0, 1, 1 - 0.4 / height))
+    if path is not None:
+        save_figure(fig, path)
+    return fig
+
+
+def plot_utilization_parts(
+    bars: Sequence[tuple[str, dict[str, float]]],
+    path: str | Path | None = None,
+    *,
+    title: str | None = None,
+) -> Figure:
+    """The platform's time split into parts ([Du2024] Fig. 3 and Tables 4, 8): one horizontal
+    stacked bar per ``(label, {part: fraction})`` (the parts of
+    :class:`coschedule.sim.metrics.Utilization`, in their order), the useful fraction written
+    on it. Returns the figure; saves it when ``path`` is given."""
+    if not bars:
+        raise ValueError("nothing to plot: no utilization")
+    fig = new_figure(figsize=(11, 1.2 + 0.42 * len(bars)))
+    ax = fig.add_subplot()
+    parts = list(dict.fromkeys(k for _, d in bars for k in d))
+    colours = {"useful": "#4c9a2a", "checkpoint": "#1f77b4", "recovery": "#6baed6", "lost": "#d62728",
+               "stealing": _STOLEN_EDGE, "held": "#c2a5cf", "downtime": _DOWN_COLOUR, "idle": "#f0e442"}
+    y = np.arange(len(bars))[::-1]
+    left = np.zeros(len(bars))
+    for part in parts:
+        vals = np.array([d.get(part, 0.0) or 0.0 for _, d in bars])
+        ax.barh(y, vals, left=left, color=colours.get(part, "0.5"), edgecolor="white", lw=0.5, label=part)
+        left += vals
+    for yy, (_, d) in zip(y, bars):
+        u = d.get("useful")
+        if u is not None:
+            ax.text(0.01, yy, f"useful {100 * u:.2f} %", va="center", fontsize=8, color="white")
+    ax.set_yticks(y, [label for label, _ in bars], fontsize=8)
+    ax.set_xlim(0, 1)
+    ax.set_xlabel("fraction of the window's node-seconds")
+    ax.legend(loc="upper left", bbox_to_anchor=(1.005, 1.0), fontsize=8)
+    ax.set_title(title or "where the platform's time goes (means over the failure seeds)", fontsize=10)
+    fig.tight_layout()
+    if path is not None:
+        save_figure(fig, path)
+    return fig
+
+
+def plot_sweep(
+    rows: Sequence[tuple[str, dict[float, list[tuple[float, float, float, float]]]]],
+    path: str | Path | None = None,
+    *,
+    baseline: str = "conservative",
+    policy: str = "sfsj",
+    title: str | None = None,
+) -> Figure:
+    """Ratios of ``policy`` over ``baseline`` as the platform MTBF varies, one line per downtime
+    ([Du2024] Figs. 9-11): per workload (``rows`` = ``(heading, {downtime: [(platform MTBF,
+    useful utilization ratio, maximum flow of the largest size class ratio, weighted mean flow
+    ratio), ...]})``), three panels; MTBF and downtime in seconds, drawn in hours. Returns the
+    figure; saves it when ``path`` is given."""
+    if not rows:
+        raise ValueError("nothing to plot: no sweep")
+    height = 3.6 * len(rows)
+    fig = new_figure(figsize=(13, height))
+    names = ("useful utilization", "maximum flow, largest jobs", "weighted mean flow")
+    for k, (heading, lines) in enumerate(rows):
+        for col, name in enumerate(names):
+            ax = fig.add_subplot(len(rows), 3, 3 * k + col + 1)
+            for D, pts in sorted(lines.items()):
+                pts = sorted(pts)
+                ax.plot([p[0] / 3600 for p in pts], [p[col + 1] for p in pts], marker="o", ms=4,
+                        label=f"downtime {_hours(D)}")
+            ax.axhline(1.0, color="0.3", ls="--", lw=0.8)
+            ax.set_xscale("log")
+            ax.set_xlabel("platform MTBF (hours)")
+            ax.set_ylabel(f"{policy} / {baseline}")
+            ax.set_title(f"{heading}: {name}" + (" (higher: better)" if col == 0 else " (lower: better)"), fontsize=9)
+            ax.grid(alpha=0.3)
+            if col == 0:
+                ax.legend(fontsize=7)
+    fig.suptitle(title or f"{policy} relative to {baseline} as failures get rarer", fontsize=11)
+    fig.tight_layout(rect=(0, 0, 1, 1 - 0.4 / height))
+    if path is not None:
+        save_figure(fig, path)
+    return fig
+
+
+def _hours(seconds: float) -> str:
+    if seconds >= 86400 and seconds % 86400 == 0:
+        return f"{seconds / 86400:g} d"
+    if seconds >= 3600:
+        return f"{seconds / 3600:g} h"
+    return f"{seconds / 60:g} min"
+
+
+def _tab10() -> Any:
+    from matplotlib import colormaps
+
+    return colormaps["tab10"]

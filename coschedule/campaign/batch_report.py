@@ -234,11 +234,60 @@ def format_batch_markdown(groups: Sequence[BatchGroup]) -> str:
     return _render(groups, markdown=True)
 
 
-def batch_figure(rows: Sequence[dict[str, Any]], title: str | None = None) -> Any:
-    """``coschedule report --plot`` of a batch campaign: per source and policy, the flows per
-    size class over the failure seeds (box plots) with the failure-free run (red dots), as
-    [Du2024] Figs. 1, 4 and 5 (:func:`coschedule.plot.plot_flow_classes_rows`). Each source
-    needs one failure setting (filter with ``--node-mtbf``, or run one per spec)."""
+#: ``coschedule report --figure`` of a batch campaign
+FIGURES = ("flows", "ratios", "utilization", "sweep")
+
+
+def batch_figure(rows: Sequence[dict[str, Any]], title: str | None = None, *, kind: str = "flows",
+                 baseline: str = "conservative") -> Any:
+    """``coschedule report --plot`` of a batch campaign, by ``kind``:
+
+    * ``flows``: per source and policy, the flows per size class over the failure seeds (box
+      plots) with the failure-free run (red dots), as [Du2024] Figs. 1, 4 and 5
+      (:func:`coschedule.plot.plot_flow_classes_rows`). Each source needs one failure setting
+      (filter with ``--node-mtbf``, or run one per spec).
+    * ``ratios``: per source, each policy's flows over ``baseline``'s per size class, one ratio
+      per failure seed (the two runs of a seed share its failures), as Figs. 6-7, 13, 19-21
+      (:func:`coschedule.plot.plot_flow_ratios`); one failure setting per source.
+    * ``utilization``: the utilization breakdown of every source, policy and failure setting
+      (means over the seeds), as Fig. 3 (:func:`coschedule.plot.plot_utilization_parts`).
+    * ``sweep``: per source, one policy over ``baseline`` as the platform MTBF varies, one line
+      per downtime: useful utilization, maximum flow of the largest size class, weighted mean
+      flow (means over the seeds), as Figs. 9-11 (:func:`coschedule.plot.plot_sweep`).
+    """
+    from .sources import CampaignError
+
+    if kind not in FIGURES:
+        raise CampaignError(f"unknown figure {kind!r}; valid: {', '.join(FIGURES)}")
+    if kind == "flows":
+        return _flows_figure(rows, title)
+    failing = [r for r in rows if r["node_mtbf"] is not None]
+    if not failing:
+        raise CampaignError(f"--figure {kind} needs runs with failures")
+    if kind == "utilization":
+        from coschedule.plot import plot_utilization_parts
+
+        groups = [g for g in summarize_batch(failing) if g.utilization]
+        many = len({g.setting for g in groups}) > 1
+        bars = [(f"{g.source}, {g.policy}" + (f" (node MTBF {g.node_mtbf:g} s, D {g.downtime:g} s)" if many else ""),
+                 g.utilization or {}) for g in groups]
+        return plot_utilization_parts(bars, title=title)
+    policies = list(dict.fromkeys(r["policy"] for r in failing))
+    if baseline not in policies:
+        raise CampaignError(f"--figure {kind} compares with --baseline {baseline}, which has no run here "
+                            f"(policies: {', '.join(policies)})")
+    others = [p for p in policies if p != baseline]
+    if not others:
+        raise CampaignError(f"--figure {kind} needs a policy besides {baseline}")
+    if kind == "ratios":
+        return _ratios_figure(failing, baseline, others, title)
+    if len(others) > 1:
+        raise CampaignError(f"--figure sweep draws one policy against {baseline}; choose one with --policy "
+                            f"(here: {', '.join(others)})")
+    return _sweep_figure(failing, baseline, others[0], title)
+
+
+def _flows_figure(rows: Sequence[dict[str, Any]], title: str | None) -> Any:
     from coschedule.plot import plot_flow_classes_rows
 
     from .sources import CampaignError
@@ -258,3 +307,69 @@ def batch_figure(rows: Sequence[dict[str, Any]], title: str | None = None) -> An
         panels.append((heading, free[0]["metrics"] if free else None,
                        [r["metrics"] for r in sorted(failing, key=lambda r: r["id"])]))
     return plot_flow_classes_rows(panels, title=title)
+
+
+def _class_values(m: dict[str, Any], which: str) -> dict[str, float | None]:
+    """Per class label, then ``all`` (and ``weighted`` for the mean), a run's flow statistic."""
+    out: dict[str, float | None] = {c["label"]: c.get(which) for c in m["classes"]}
+    out["all"] = m["flow"].get(which)
+    if which == "mean":
+        out["weighted"] = m["flow"].get("weighted_mean")
+    return out
+
+
+def _ratio(a: float | None, b: float | None) -> float:
+    return a / b if a is not None and b is not None and b > 0 else math.nan
+
+
+def _ratios_figure(failing: Sequence[dict[str, Any]], baseline: str, others: Sequence[str], title: str | None) -> Any:
+    from coschedule.plot import plot_flow_ratios
+
+    from .sources import CampaignError
+
+    panels = []
+    for src in dict.fromkeys(r["source"] for r in failing):
+        rs = [r for r in failing if r["source"] == src]
+        settings = {(r["node_mtbf"], r["downtime"], r["checkpoint_cost"], r["recovery_cost"]) for r in rs}
+        if len(settings) > 1:
+            raise CampaignError(f"--figure ratios draws one failure setting per source; {src} has {len(settings)}: "
+                                "choose one with --node-mtbf")
+        by = {(r["policy"], r["seed_index"]): r["metrics"] for r in rs}
+        base = {k[1]: m for k, m in by.items() if k[0] == baseline}
+        labels = [c["label"] for c in next(iter(base.values()))["classes"]]
+        max_r: dict[str, list[list[float]]] = {}
+        mean_r: dict[str, list[list[float]]] = {}
+        for pol in others:
+            seeds = sorted(k[1] for k in by if k[0] == pol and k[1] in base)
+            for which, out, names in (("max", max_r, labels + ["all"]), ("mean", mean_r, labels + ["all", "weighted"])):
+                cols = []
+                for name in names:
+                    cols.append([_ratio(_class_values(by[(pol, k)], which).get(name),
+                                        _class_values(base[k], which).get(name)) for k in seeds])
+                out[pol] = cols
+        panels.append((src, labels, max_r, mean_r))
+    return plot_flow_ratios(panels, baseline=baseline, title=title)
+
+
+def _sweep_figure(failing: Sequence[dict[str, Any]], baseline: str, policy: str, title: str | None) -> Any:
+    from coschedule.plot import plot_sweep
+
+    groups = summarize_batch(failing)
+    panels = []
+    for src in dict.fromkeys(g.source for g in groups):
+        cell = {(g.setting, g.policy): g for g in groups if g.source == src}
+        lines: dict[float, list[tuple[float, float, float, float]]] = defaultdict(list)
+        for setting in dict.fromkeys(s for s, _ in cell):
+            b, p = cell.get((setting, baseline)), cell.get((setting, policy))
+            if b is None or p is None or not b.nodes:
+                continue
+            largest = [c for c in b.classes if c["max_flow"] is not None and math.isfinite(c["max_flow"])]
+            top = largest[-1]["label"] if largest else None
+            pmax = next((c["max_flow"] for c in p.classes if c["label"] == top), None)
+            util = _ratio((p.utilization or {}).get("useful"), (b.utilization or {}).get("useful"))
+            lines[setting[1]].append((float(setting[0]) / b.nodes, util,
+                                      _ratio(pmax, largest[-1]["max_flow"] if largest else None),
+                                      _ratio(p.weighted_flow, b.weighted_flow)))
+        if lines:
+            panels.append((src, dict(lines)))
+    return plot_sweep(panels, baseline=baseline, policy=policy, title=title)

@@ -155,6 +155,12 @@ def register(sub: Any) -> None:
                    help="draw the paper's panels to FILE: the suffix picks the format (.png, .svg, .pdf, ...), "
                    "none writes FILE.png and FILE.svg")
     p.add_argument("--title", help="figure title")
+    p.add_argument("--figure", choices=("flows", "ratios", "utilization", "sweep"), default=None,
+                   help="batch campaigns: which figure --plot draws: flows per size class (Figs. 1, 4, 5 of "
+                   "[Du2024]; the default), ratios of each policy over --baseline per size class (Figs. 6-7, "
+                   "13, 19-21), the utilization breakdown (Fig. 3), the ratios as the MTBF varies (Figs. 9-11)")
+    p.add_argument("--baseline", default="conservative", metavar="POLICY",
+                   help="batch campaigns: the policy the ratios divide by (default conservative)")
     p.add_argument("--qbar", type=float, help="only this qbar")
     p.add_argument("--P", dest="P", type=int, help="only this grid P")
     p.add_argument("--priority", help="only this priority")
@@ -427,7 +433,10 @@ def cmd_report(args: argparse.Namespace) -> int:
         if args.plot:
             if not groups:
                 raise CampaignError(f"{db}: no completed cell matches; nothing to plot")
-            fig = sim.figure(selected, args.title) if sim.figure else plot_groups(groups, title=args.title)
+            if sim.figure and store.simulator == "batch":
+                fig = sim.figure(selected, args.title, kind=args.figure or "flows", baseline=args.baseline)
+            else:
+                fig = sim.figure(selected, args.title) if sim.figure else plot_groups(groups, title=args.title)
             write_figure(fig, args.plot)
         if args.json:
             export_json(store, sys.stdout, groups,

@@ -598,3 +598,53 @@ def test_node_stealing_policies_in_a_campaign(tmp_path):
         assert sum(u["fractions"].values()) == pytest.approx(1.0, rel=1e-9)
         stole += u["steals"]
     assert stole > 0  # three days of KTH with failures: node stealing happens
+
+
+@pytest.fixture(scope="module")
+def stealing_db(tmp_path_factory) -> Path:
+    db = tmp_path_factory.mktemp("steal") / "steal.sqlite"
+    run_campaign(small_spec(policies=("conservative", "sfsj"), node_mtbf=(MTBF, 2 * MTBF), downtime=(600.0, 3600.0),
+                            checkpoint_cost=(120.0,), seeds=2), str(db), workers=1)
+    return db
+
+
+def test_report_figures_of_node_stealing(stealing_db, tmp_path):
+    """``report --plot --figure ratios|utilization|sweep``: [Du2024] Figs. 6-7 (SFSJ over
+    Baseline per size class, one ratio per failure seed), Fig. 3 (the utilization breakdown) and
+    Figs. 9-11 (the ratios as the MTBF varies, a line per downtime)."""
+    from coschedule.campaign.batch_report import batch_figure
+    from coschedule.cli import main
+
+    with ResultStore.open(stealing_db) as store:
+        rows = list(store.rows())
+    one = [r for r in rows if r["node_mtbf"] == MTBF and r["downtime"] == 600.0]
+    fig = batch_figure(one, kind="ratios")
+    max_ax, mean_ax = fig.axes
+    assert [t.get_text() for t in mean_ax.get_xticklabels()][-2:] == ["all", "weighted"]
+    by = {(r["policy"], r["seed_index"]): r for r in one}
+    ratios = [by[("sfsj", k)]["max_flow"] / by[("conservative", k)]["max_flow"] for k in (0, 1)]
+    medians = [line.get_ydata()[0] for line in max_ax.lines if len(set(line.get_ydata())) == 1]
+    assert any(abs(m - float(np.median(ratios))) < 1e-12 for m in medians)
+    assert any(list(line.get_ydata()) == [1.0, 1.0] for line in max_ax.lines)  # the line at 1
+    fig = batch_figure(rows, kind="utilization")
+    (ax,) = fig.axes
+    assert len(ax.get_yticklabels()) == 8  # 4 failure settings x 2 policies
+    assert len(ax.patches) == 8 * 8  # 8 parts per bar
+    fig = batch_figure(rows, kind="sweep")
+    assert len(fig.axes) == 3
+    nodes = rows[0]["nodes"]
+    for ax in fig.axes:
+        data = [line for line in ax.lines if line.get_label().startswith("downtime")]
+        assert sorted(line.get_label() for line in data) == ["downtime 1 h", "downtime 10 min"]
+        assert sorted(data[0].get_xdata()) == pytest.approx([MTBF / nodes / 3600, 2 * MTBF / nodes / 3600])
+    util = [line for line in fig.axes[0].lines if line.get_label() == "downtime 10 min"][0]
+    groups = {(g.node_mtbf, g.downtime, g.policy): g for g in summarize_batch(rows)}
+    want = groups[(MTBF, 600.0, "sfsj")].utilization["useful"] / groups[(MTBF, 600.0, "conservative")].utilization["useful"]
+    assert util.get_ydata()[list(util.get_xdata()).index(min(util.get_xdata()))] == pytest.approx(want, rel=1e-12)
+    with pytest.raises(Exception, match="one failure setting per source"):
+        batch_figure(rows, kind="ratios")
+    with pytest.raises(Exception, match="--baseline easy, which has no run here"):
+        batch_figure(rows, kind="sweep", baseline="easy")
+    out = tmp_path / "ratios.png"
+    assert main(["report", str(stealing_db), "--plot", str(out), "--figure", "utilization"]) == 0
+    assert out.stat().st_size > 10_000
