@@ -197,6 +197,9 @@ def _tables(groups: Sequence[BatchGroup]) -> list[tuple[str, list[str], list[lis
         util = [g for g in gs if g.utilization]
         if util:
             keys = list(dict.fromkeys(k for g in util for k in g.utilization or {}))
+            # node stealing's parts only when some policy has them
+            keys = [k for k in keys if k not in ("stealing", "held")
+                    or any((g.utilization or {}).get(k) for g in util)]
             rows = [_setting_cells(g)[:4] + [g.policy] + [f"{(g.utilization or {}).get(k, math.nan):.4f}" for k in keys]
                     for g in util]
             out.append(("utilization: fractions of the window's node-seconds",

@@ -48,7 +48,7 @@ def test_bundled_names_and_aliases():
     assert data.bundled_doc("cli") == ROOT / "docs" / "cli.md"
     assert data.bundled("fig5").kind == "spec"
     assert "moldable instance: 9 tasks, p = 8" == data.bundled("figure-1-1").summary()
-    with pytest.raises(UnknownName, match="unknown bundled spec 'zzz'; coschedule examples lists the 13 names"):
+    with pytest.raises(UnknownName, match="unknown bundled spec 'zzz'; coschedule examples lists the 18 names"):
         data.bundled_spec("zzz")
     with pytest.raises(UnknownName, match="coschedule examples lists"):
         data.bundled("instance")  # four search folders hold an instance.json: no short name
@@ -66,7 +66,7 @@ def test_a_file_path_always_wins(tmp_path, monkeypatch):
     assert data.spec_path("sub/fig5") == Path("sub/fig5")
     assert data.spec_path("fig5.toml") == Path("fig5.toml")
     assert data.instance_path("nothing.json") == "nothing.json"
-    with pytest.raises(CoscheduleError, match=r"^fig7: no such file, nor a bundled campaign spec \(bundled: demo, du2024-baseline-traces, du2024-baseline, fig4a"):
+    with pytest.raises(CoscheduleError, match=r"^fig7: no such file, nor a bundled campaign spec \(bundled: demo, du2024-baseline-traces, du2024-baseline, du2024-stealing-sweep, du2024-stealing-synthetic, du2024-stealing-traces, du2024-stealing-variants, du2024-stealing, fig4a"):
         data.spec_path("fig7")
 
 
