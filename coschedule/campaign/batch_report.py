@@ -53,6 +53,11 @@ class BatchGroup:
     #: part -> mean fraction of the window over the runs (useful, checkpoint, recovery, lost,
     #: downtime, idle), when the metrics have a utilization breakdown
     utilization: dict[str, float] | None = None
+    #: means over the runs of how failures were met ([Du2024] Tables 5 and 9): ``failures_hit``,
+    #: ``replaced`` (a free node), ``steals``, ``steals_cancelled``, ``waited``, and the shares
+    #: ``idle_after`` (a node idle right after a failure, Table 5a) and ``spare`` (a node idle
+    #: when it struck, Table 5b); ``None`` when the metrics do not have them
+    reactions: dict[str, float] | None = None
 
     @property
     def setting(self) -> tuple[float | None, float, float, float]:
@@ -93,6 +98,18 @@ def _utilization(rows: Sequence[dict[str, Any]]) -> dict[str, float] | None:
     return {k: _mean([t.get(k) for t in tables]) for k in tables[0]} or None  # type: ignore[union-attr]
 
 
+_REACTIONS = (("failures_hit", "failures_hit"), ("replaced", "replaced"), ("steals", "steals"),
+              ("steals_cancelled", "steals_cancelled"), ("waited", "waited"),
+              ("idle_after", "idle_after_failure_share"), ("spare", "spare_at_failure_share"))
+
+
+def _reactions(rows: Sequence[dict[str, Any]]) -> dict[str, float] | None:
+    us = [r["metrics"].get("utilization") or {} for r in rows]
+    if not us or not all("steals" in u for u in us):
+        return None
+    return {name: _mean([u.get(key) for u in us]) for name, key in _REACTIONS}
+
+
 def summarize_batch(rows: Iterable[dict[str, Any]]) -> list[BatchGroup]:
     """Groups of cells over their runs (module docstring), sorted by source, failure setting
     (failure-free first) and policy."""
@@ -115,7 +132,7 @@ def summarize_batch(rows: Iterable[dict[str, Any]]) -> list[BatchGroup]:
                               mean_slowdown=_mean([r["mean_slowdown"] for r in rs]),
                               failures=_mean([r["failures"] for r in rs]), restarts=_mean([r["restarts"] for r in rs]),
                               classes=_classes(rs),
-                              utilization=_utilization(rs)))
+                              utilization=_utilization(rs), reactions=_reactions(rs)))
     out.sort(key=lambda g: (g.source, -1.0 if g.node_mtbf is None else g.node_mtbf, g.downtime, g.checkpoint_cost,
                             g.recovery_cost, g.policy))
     return out
@@ -194,6 +211,17 @@ def _tables(groups: Sequence[BatchGroup]) -> list[tuple[str, list[str], list[lis
                 rows.append([label_, f"{jobs_:g}", *vals])
             out.append((f"flow per size class (nodes), {label}",
                         ["nodes", "jobs", *(f"mean {p}" for p in policies), *(f"max {p}" for p in policies)], rows))
+        met = [g for g in gs if g.reactions and g.node_mtbf is not None]
+        if any((g.reactions or {}).get("steals") for g in met):
+            rows = [_setting_cells(g)[:4] + [g.policy] + [
+                f"{(g.reactions or {})[k]:.1f}" for k in ("failures_hit", "replaced", "steals", "steals_cancelled",
+                                                            "waited")] + [
+                f"{100 * (g.reactions or {})[k]:.2f}" for k in ("idle_after", "spare")] for g in met]
+            out.append(("how failures were met, per run (Tables 5, 9): failures that hit a job; a free node "
+                        "replaced the failed one; node stealing (done, cancelled); waited in the queue; % of "
+                        "failures with a node idle right after (5a) and when it struck (5b)",
+                        [*SETTING_HEADER[:4], "policy", "hit", "free node", "steals", "cancelled", "waited",
+                         "idle after %", "idle at %"], rows))
         util = [g for g in gs if g.utilization]
         if util:
             keys = list(dict.fromkeys(k for g in util for k in g.utilization or {}))

@@ -648,3 +648,21 @@ def test_report_figures_of_node_stealing(stealing_db, tmp_path):
     out = tmp_path / "ratios.png"
     assert main(["report", str(stealing_db), "--plot", str(out), "--figure", "utilization"]) == 0
     assert out.stat().st_size > 10_000
+
+
+def test_report_tells_how_failures_were_met(stealing_db):
+    """Tables 5 and 9 of [Du2024]: per policy and setting, the failures that hit a job, met by a
+    free node, a steal or a wait (means over the seeds), only when some policy stole a node."""
+    with ResultStore.open(stealing_db) as store:
+        rows = list(store.rows())
+    groups = summarize_batch(rows)
+    g = next(g for g in groups if g.policy == "sfsj" and g.node_mtbf == MTBF and g.downtime == 600.0)
+    mine = [r["metrics"]["utilization"] for r in rows if r["policy"] == "sfsj" and r["node_mtbf"] == MTBF
+            and r["downtime"] == 600.0]
+    assert g.reactions["steals"] == pytest.approx(float(np.mean([u["steals"] for u in mine])))
+    assert g.reactions["replaced"] + g.reactions["waited"] <= g.reactions["failures_hit"]
+    text = format_batch_tables(groups)
+    stole = any(gr.reactions and gr.reactions["steals"] for gr in groups)
+    assert ("how failures were met" in text) is stole
+    base_only = format_batch_tables(summarize_batch([r for r in rows if r["policy"] == "conservative"]))
+    assert "how failures were met" not in base_only
