@@ -174,7 +174,7 @@ def list_bundled(kind: str | None = None) -> list[Bundled]:
             if p.name.endswith(_TRACE_SUFFIXES):
                 items.append(Bundled("trace", p.name, p, (_strip_trace_suffix(p.name),)))
     if kind in (None, "doc"):
-        items += [Bundled("doc", p.stem, p) for p in sorted(docs_dir().glob("*.md"))]
+        items += [Bundled("doc", p.stem, p) for p in sorted(docs_dir().glob("*.md"), key=lambda p: p.stem)]
     return items
 
 
