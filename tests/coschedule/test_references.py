@@ -11,7 +11,8 @@ ROOT = Path(__file__).resolve().parents[2]
 #: the file names the papers had in a private folder, without the suffix (spelled so that this
 #: file does not match its own check)
 PAPER_FILES = ("resilient-rigid-jobs", "coscheduling-redistribution", "node-stealing", "bluegene-fault-aware")
-CITES_BY_FILE = re.compile("|".join(re.escape(name) + r"\.md" for name in PAPER_FILES))
+# a paper's file name on its own: a docs page whose name ends with it is not a citation
+CITES_BY_FILE = re.compile("|".join(r"(?<![\w-])" + re.escape(name) + r"\.md" for name in PAPER_FILES))
 KEYS = ("Benoit2021", "Aupy2017", "Du2024", "Oliner2004")
 #: the shared folder beside the developers' checkouts, which a user's clone does not have
 OUTSIDE = ("/".join(("..", "shared")), "/".join(("", "work", "shared")))
