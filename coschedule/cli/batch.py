@@ -138,6 +138,13 @@ def _check_options(args: argparse.Namespace) -> None:
                               "give --checkpoint-cost too, or leave --node-mtbf out")
     if args.final_checkpoint and not args.checkpoint_cost:
         raise CoscheduleError("--final-checkpoint needs --checkpoint-cost")
+    if args.optimal is None:
+        for flag, given in (("--time-limit", args.time_limit is not None), ("--max-attempts", args.max_attempts is not None)):
+            if given:
+                raise CoscheduleError(f"{flag} applies to the clairvoyant optimum: give --optimal max or --optimal weighted")
+    elif drawn:
+        raise CoscheduleError("--optimal needs integer failure times: give the failures in a file (--failures FILE), "
+                              "not drawn (--node-mtbf alone)")
     given_flags = (("--downtime", args.downtime is not None),
                    ("--known-downtime" if args.knows_downtime else "--unknown-downtime", args.knows_downtime is not None))
     for flag, given in given_flags:
@@ -202,6 +209,69 @@ def _print_text(result: SimulationResult, args: argparse.Namespace, summary: Sum
     print(summary.table())
 
 
+# ------------------------------------------------------------------------------ --optimal
+
+#: seconds for the clairvoyant optimum when --time-limit is not given
+OPTIMAL_TIME_LIMIT = 60.0
+OBJECTIVE_NAMES = {"max": "max flow", "weighted": "weighted mean flow"}
+
+
+def _clairvoyant_instance(args: argparse.Namespace, workload: Workload, failures: FailureTrace | None) -> Any:
+    """The instance of ``--optimal``, checked before the policy runs (too big, or a time off the
+    integer grid: one line, exit 2)."""
+    from ..exact.clairvoyant import clairvoyant_instance
+    from ..sim.checkpointing import Checkpointing
+
+    ck = Checkpointing(cost=float(args.checkpoint_cost or 0.0), recovery=args.recovery_cost,
+                       node_mtbf=math.inf if args.node_mtbf is None else float(args.node_mtbf),
+                       final_checkpoint=args.final_checkpoint)
+    return clairvoyant_instance(workload, failures=failures, downtime=args.downtime or 0.0, checkpointing=ck)
+
+
+def _solve_optimal(args: argparse.Namespace, instance: Any, result: SimulationResult) -> tuple[Any, float]:
+    """The clairvoyant optimum of ``--optimal``, warm-started from the policy's run (so it is never
+    worse), and the policy's value of the same objective."""
+    from ..exact.clairvoyant import objective_value, solve_clairvoyant
+
+    limit = OPTIMAL_TIME_LIMIT if args.time_limit is None else args.time_limit
+    res = solve_clairvoyant(instance, args.optimal, max_attempts=args.max_attempts, hint=result, time_limit=limit)
+    return res, objective_value(args.optimal, result.flow, result.workload.nodes)
+
+
+def _num(x: float) -> str:
+    return f"{x:.4g}"
+
+
+def _optimal_lines(args: argparse.Namespace, res: Any, policy_value: float) -> list[str]:
+    """What ``--optimal`` prints: the optimum, what was proved, the policy's ratio to it."""
+    what = OBJECTIVE_NAMES[args.optimal]
+    proved = res.info["attempts"]
+    if res.proved_optimal:
+        head = f"clairvoyant optimum of the {what}: {_num(res.objective)} s (optimal; {proved})"
+        ratio = f"{args.policy} / optimum: {_num(policy_value)} / {_num(res.objective)} = {policy_value / res.objective:.3f}"
+        return [head, ratio]
+    limit = res.info.get("time_limit_reached", "not proved")
+    head = (f"clairvoyant optimum of the {what}: between {_num(res.bound)} and {_num(res.objective)} s "
+            f"(feasible, gap {100 * res.gap:.3g}%: {limit}; {proved})")
+    ratio = (f"{args.policy} / best found: {_num(policy_value)} / {_num(res.objective)} = "
+             f"{policy_value / res.objective:.3f} (to the optimum: at most {policy_value / res.bound:.3f})")
+    return [head, ratio]
+
+
+def _optimal_json(args: argparse.Namespace, res: Any, policy_value: float) -> dict[str, Any]:
+    sched = res.solution
+    return {
+        "objective": args.optimal, "status": res.status.value, "value": res.objective, "bound": res.bound,
+        "gap": res.gap, "policy_value": policy_value,
+        "ratio": policy_value / res.objective if res.objective else None,
+        "attempts": res.info["attempts"], "unconditional": res.info["unconditional"],
+        "max_attempts": res.info["max_attempts"], "time_unit": res.info["unit"], "time": res.time,
+        "time_limit_reached": res.info.get("time_limit_reached"),
+        "flows": dict(zip(sched.workload.ids, sched.flow.tolist())),
+        "schedule": [a.to_dict() for a in sched.attempts],
+    }
+
+
 def cmd_batch(args: argparse.Namespace) -> int:
     from ..batch import make_policy, run_batch
     from ..sim.metrics import summarize
@@ -222,6 +292,7 @@ def cmd_batch(args: argparse.Namespace) -> int:
     if workload.n == 0:
         raise InvalidInstance(f"{args.workload}: no job to run (every job was dropped: run time or size unknown)")
     failures = None if args.failures is None else _read_failures_arg(args.failures, workload.n_nodes)
+    instance = None if args.optimal is None else _clairvoyant_instance(args, workload, failures)
     result = run_batch(
         workload, args.policy, failures=failures, node_mtbf=args.node_mtbf, seed=args.seed,
         downtime=args.downtime or 0.0, checkpoint_cost=args.checkpoint_cost or 0.0,
@@ -246,8 +317,10 @@ def cmd_batch(args: argparse.Namespace) -> int:
         from ..plot import plot_batch_run
 
         outputs["gantt"] = [str(p) for p in write_figure(plot_batch_run(result), args.plot)]
+    optimal = None if instance is None else _solve_optimal(args, instance, result)
     if args.json:
         ck = result.checkpointing
+        extra = {} if optimal is None else {"optimal": _optimal_json(args, *optimal)}
         emit_json({
             "workload": workload.name, "jobs": workload.n, "nodes": workload.n_nodes, "dropped": workload.dropped,
             "policy": args.policy, "knows_downtime": bool(args.knows_downtime),
@@ -258,9 +331,12 @@ def cmd_batch(args: argparse.Namespace) -> int:
             "summary": summary.to_dict(),
             "flows": dict(zip(workload.ids, result.flow.tolist())),
             "outputs": outputs,
+            **extra,
         })
     else:
         _print_text(result, args, summary)
+        if optimal is not None:
+            print("\n".join(_optimal_lines(args, *optimal)))
     return 0
 
 
@@ -278,7 +354,8 @@ def register(sub: Any) -> None:
         "useful work, checkpoints, recoveries, lost work, downtime and idle time, failures and restarts. "
         "WORKLOAD is an SWF trace (.swf, .swf.gz) or a Batsim JSON workload, a file or a bundled "
         "name. No failure option: a failure-free run. Times are in seconds. The model and the worked "
-        "toy example of [Du2024] §3: `coschedule docs batch`.",
+        "toy example of [Du2024] §3: `coschedule docs batch`. With --optimal, the clairvoyant optimum of the same "
+        "instance beside the run (`coschedule docs clairvoyant`).",
         epilog="examples:\n"
         "  coschedule batch batch/toy.json --policy conservative --failures batch/toy-failures.csv --downtime 5\n"
         "  coschedule batch batch/toy.json --policy easy --gantt toy.png -o jobs.csv\n"
@@ -286,7 +363,11 @@ def register(sub: Any) -> None:
         "  coschedule batch KTH-SP2-1996-2.1-cln --policy easy --node-mtbf 2e6 --seed 1 --downtime 3600 \\\n"
         "      --checkpoint-cost 300 --failures-out f.csv\n"
         "  coschedule batch KTH-SP2-1996-2.1-cln --policy fcfs --failures f.csv --downtime 3600 \\\n"
-        "      --node-mtbf 2e6 --checkpoint-cost 300   # the same failures, another policy\n",
+        "      --node-mtbf 2e6 --checkpoint-cost 300   # the same failures, another policy\n"
+        "  coschedule batch batch/toy.json --policy conservative --failures batch/toy-failures.csv --downtime 5 \\\n"
+        "      --optimal max   # how far from the best possible reaction to the failure (clairvoyant optimum)\n"
+        "  coschedule batch batch/toy.json --policy easy --failures batch/toy-failures.csv --downtime 5 \\\n"
+        "      --optimal weighted --time-limit 10\n",
     )
     p.add_argument("workload", metavar="WORKLOAD", help="an SWF trace (.swf, .swf.gz), a Batsim JSON workload, or a bundled name")
     p.add_argument("--policy", required=True, metavar="NAME",
@@ -327,6 +408,17 @@ def register(sub: Any) -> None:
     g.add_argument("--final-checkpoint", action="store_true",
                    help="checkpoint at the end of each started period, the last one too (eq. (1) as printed); "
                    "default: only when more work follows (§6.1)")
+    g = p.add_argument_group("the clairvoyant optimum (tiny instances: up to 8 jobs and 8 nodes, integer times)")
+    g.add_argument("--optimal", choices=("max", "weighted"), default=None,
+                   help="also compute the best possible reaction to the same failures known in advance (CP-SAT), "
+                   "for the max flow or the weighted mean flow, and print the policy's ratio to it "
+                   "(`coschedule docs clairvoyant`)")
+    g.add_argument("--time-limit", type=positive_float, default=None, metavar="S",
+                   help=f"seconds for the optimum (default {OPTIMAL_TIME_LIMIT:g}); stopped by it, the answer is the best "
+                   "schedule found with its gap, never called optimal")
+    g.add_argument("--max-attempts", type=positive_int, default=None, metavar="K",
+                   help="attempts per job in the model when checkpointing is on (default 2; more for a job the policy "
+                   "restarted more often); without checkpoints one attempt per job is proved enough")
     g = p.add_argument_group("metrics and output")
     g.add_argument("--prune", type=prune_fraction, default=0.0, metavar="F",
                    help="leave out the first and the last fraction F of the jobs (by submission) from the flow, "

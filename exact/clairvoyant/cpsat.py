@@ -10,11 +10,15 @@ slot is an optional interval ``[S, S + dur)`` with
   a work part (``1 <= o <= T_j - 1`` for ``q < S_j``, ``1 <= o <= W_j - S_j B_j - 1`` for
   ``q = S_j``); ``U_{a+1} = U'_a`` and slot ``a + 1`` starts when slot ``a`` has ended.
 
-Slot ``a`` runs on the nodes ``k`` with ``x[a, k] = 1``, exactly ``p_j`` of them; per node, the
-optional intervals of the slots on it and the downtimes ``[t, t + D)`` of its failures are
-disjoint (``NoOverlap``); with ``D = 0``, a slot on a node failing at ``t`` ends by ``t`` or
-starts from ``t`` (a Boolean chooses). A ``Cumulative`` over all slots and downtimes (capacity
-``N``) is redundant and helps propagation. The objective is the maximum flow, or the sum of
+Nodes come in *classes*: the nodes whose applied failures are the same are interchangeable
+(typically each failing node alone, and the nodes that never fail). Slot ``a`` takes ``y[a, c]``
+nodes of class ``c``, ``p_j`` in all; per class, the slots and the downtimes ``[t, t + D)`` of its
+failures (the whole class is down) never ask more than the class's size (``Cumulative``;
+``NoOverlap`` for a class of one node); with ``D = 0``, a slot that uses a class failing at
+``t`` ends by ``t`` or starts from ``t`` (a Boolean chooses). The nodes themselves are given
+after the solve, class by class, to the attempts in order of start: the class's capacity
+guarantees enough are free. A ``Cumulative`` over all slots and downtimes (capacity ``N``) is
+redundant and helps propagation, as does ``C_j >= S_j0 + E_j``. The objective is the maximum flow, or the sum of
 ``p_j C_j`` (the weighted mean flow times ``sum p_j``, plus a constant).
 
 Every completion is bounded by an upper bound of the objective (the greedy list schedule's, or
@@ -51,7 +55,7 @@ from .schedule import (
 __all__ = ["DEFAULT_MAX_ATTEMPTS", "attempt_limits", "solve_clairvoyant"]
 
 #: attempts per job when checkpointing is on (without it one attempt per job is proved to suffice)
-DEFAULT_MAX_ATTEMPTS = 3
+DEFAULT_MAX_ATTEMPTS = 2
 
 
 def attempt_limits(
@@ -70,7 +74,7 @@ def attempt_limits(
                                      or max_attempts < 1):
         raise InvalidInstance(f"max_attempts must be a positive integer, got {max_attempts!r}")
     if not inst.checkpoints:
-        return [1] * inst.n, True, "one attempt per job suffices (without checkpoints a stopped attempt saves nothing)"
+        return [1] * inst.n, True, "one attempt per job suffices: without checkpoints a stopped attempt saves nothing"
     A = DEFAULT_MAX_ATTEMPTS if max_attempts is None else max_attempts
     limits = [A] * inst.n
     if start is not None:
@@ -114,6 +118,15 @@ def _to_seconds(inst: ClairvoyantInstance, objective: str, value: float) -> floa
     return value * inst.unit / sum(inst.nodes)
 
 
+def node_classes(inst: ClairvoyantInstance) -> list[tuple[int, ...]]:
+    """The nodes grouped by their applied failures (the same failure times: interchangeable),
+    each class in node order, the classes by their first node."""
+    groups: dict[tuple[int, ...], list[int]] = {}
+    for k in range(inst.n_nodes):
+        groups.setdefault(tuple(t for t, x in inst.failures if x == k), []).append(k)
+    return sorted((tuple(v) for v in groups.values()), key=lambda c: c[0])
+
+
 @dataclass
 class _Slot:
     pres: Any
@@ -122,13 +135,14 @@ class _Slot:
     dur: Any
     Ub: Any
     Ua: Any
-    x: list[Any]
+    y: list[Any]  # nodes of each class
+    u: dict[int, Any] = field(default_factory=dict)  # class -> whether it uses the class
     pro: Any = None
     q: Any = None
     o: Any = None
     last: Any = None
     fin: Any = None
-    fail: dict[int, Any] = field(default_factory=dict)
+    fail: dict[tuple[int, int], Any] = field(default_factory=dict)  # (class, failure time) -> ends before
 
 
 @dataclass
@@ -136,6 +150,7 @@ class _Model:
     model: Any
     slots: list[list[_Slot]]
     completion: list[Any]
+    classes: list[tuple[int, ...]]
     top: Any = None  # the maximum flow variable
 
 
@@ -144,15 +159,18 @@ def _build(inst: ClairvoyantInstance, objective: str, limits: list[int], caps: l
     from ortools.sat.python import cp_model
 
     m = cp_model.CpModel()
-    N, C, R, D = inst.n_nodes, inst.C, inst.R, inst.D
-    per_node: list[list[Any]] = [[] for _ in range(N)]
-    demands: list[tuple[Any, int]] = []
+    N, R, D = inst.n_nodes, inst.R, inst.D
+    classes = node_classes(inst)
+    times = [sorted({t for t, x in inst.failures if x == c[0]}) for c in classes]
+    per_class: list[list[tuple[Any, Any]]] = [[] for _ in classes]  # (interval, demand)
+    everything: list[tuple[Any, Any]] = []
     H = max(s + c for s, c in zip(inst.submit, caps))
-    for t, k in inst.failures:
-        if D > 0 and t < H:
-            down = m.new_fixed_size_interval_var(t, D, f"down{k}@{t}")
-            per_node[k].append(down)
-            demands.append((down, 1))
+    for c, cls in enumerate(classes):
+        for t in times[c]:
+            if D > 0 and t < H:  # the whole class is down
+                down = m.new_fixed_size_interval_var(t, D, f"down{c}@{t}")
+                per_class[c].append((down, len(cls)))
+                everything.append((down, len(cls)))
     slots: list[list[_Slot]] = []
     completion = []
     for j in range(inst.n):
@@ -172,13 +190,32 @@ def _build(inst: ClairvoyantInstance, objective: str, limits: list[int], caps: l
             dur = m.new_int_var(0, top - s, f"d{j}.{a}")
             Ub = job[-1].Ua if a else m.new_constant(0)
             Ua = m.new_int_var(0, E - 1, f"U{j}.{a}")
-            x = [m.new_bool_var(f"x{j}.{a}.{k}") for k in range(N)]
-            sl = _Slot(pres[a], S, Ee, dur, Ub, Ua, x)
+            y = [m.new_int_var(0, min(p, len(cls)), f"y{j}.{a}.{c}") for c, cls in enumerate(classes)]
+            sl = _Slot(pres[a], S, Ee, dur, Ub, Ua, y)
             iv = m.new_optional_interval_var(S, dur, Ee, pres[a], f"I{j}.{a}")
-            demands.append((iv, p))
-            m.add(sum(x) == p * pres[a])
-            for k in range(N):
-                per_node[k].append(m.new_optional_interval_var(S, dur, Ee, x[k], f"I{j}.{a}.{k}"))
+            everything.append((iv, p))
+            m.add(sum(y) == p * pres[a])
+            for c, cls in enumerate(classes):
+                if len(cls) == 1:  # y is 0 or 1: an interval there when it is 1
+                    uses = m.new_bool_var(f"u{j}.{a}.{c}")
+                    m.add(y[c] == uses)
+                    sl.u[c] = uses
+                    per_class[c].append((m.new_optional_interval_var(S, dur, Ee, uses, f"I{j}.{a}.{c}"), 1))
+                else:
+                    per_class[c].append((iv, y[c]))
+                if not times[c]:
+                    continue
+                if len(cls) > 1:
+                    uses = m.new_bool_var(f"u{j}.{a}.{c}")
+                    m.add(y[c] >= 1).only_enforce_if(uses)
+                    m.add(y[c] == 0).only_enforce_if(~uses)
+                    sl.u[c] = uses
+                for t in times[c]:
+                    if D == 0 and s < t < top:  # D > 0: the class's downtime interval does it
+                        b = m.new_bool_var(f"b{j}.{a}.{c}@{t}")
+                        m.add(Ee <= t).only_enforce_if([uses, b])
+                        m.add(S >= t).only_enforce_if([uses, ~b])
+                        sl.fail[(c, t)] = b
             r = 0 if a == 0 else R
             stop = pres[a + 1] if a + 1 < A else None
             fin = m.new_bool_var(f"fin{j}.{a}")
@@ -192,20 +229,21 @@ def _build(inst: ClairvoyantInstance, objective: str, limits: list[int], caps: l
             m.add(Ua == Ub).only_enforce_if(~pres[a])
             if stop is not None:
                 _stop_rules(m, inst, j, sl, stop, r)
-            for i, (t, k) in enumerate(inst.failures):
-                if D == 0 and s < t < top:  # D > 0: the downtime interval on node k does it
-                    b = m.new_bool_var(f"b{j}.{a}.{i}")
-                    m.add(Ee <= t).only_enforce_if([x[k], b])
-                    m.add(S >= t).only_enforce_if([x[k], ~b])
-                    sl.fail[i] = b
             job.append(sl)
         for prev, nxt in zip(job, job[1:]):
             m.add(nxt.S >= prev.E).only_enforce_if(nxt.pres)
+        # the attempts run one after the other: E, plus R per restart and C per proactive stop
+        m.add(Cj >= job[0].S + E + R * sum(sl.pres for sl in job[1:])
+              + inst.C * sum(sl.pro for sl in job if sl.pro is not None))
         slots.append(job)
-    for k in range(N):
-        m.add_no_overlap(per_node[k])
-    m.add_cumulative([iv for iv, _ in demands], [d for _, d in demands], N)
-    out = _Model(m, slots, completion)
+    for c, cls in enumerate(classes):
+        if len(cls) == 1:
+            m.add_no_overlap([iv for iv, _ in per_class[c]])
+        else:
+            m.add_cumulative([iv for iv, _ in per_class[c]], [d for _, d in per_class[c]], len(cls))
+    if len(classes) > 1:
+        m.add_cumulative([iv for iv, _ in everything], [d for _, d in everything], N)
+    out = _Model(m, slots, completion, classes)
     if objective == "max":
         out.top = m.new_int_var(max(inst.length), max(caps), "maxflow")
         for j, Cj in enumerate(completion):
@@ -272,10 +310,12 @@ def _hint(mod: _Model, inst: ClairvoyantInstance, sched: ClairvoyantSchedule) ->
             m.add_hint(sl.dur, Ee - S)
             m.add_hint(sl.Ua, U1)
             nodes = set(att[a].nodes) if here else set()
-            for k, xk in enumerate(sl.x):
-                m.add_hint(xk, k in nodes)
-            for i, b in sl.fail.items():
-                t = inst.failures[i][0]
+            for c, cls in enumerate(mod.classes):
+                count = sum(1 for k in cls if k in nodes)
+                m.add_hint(sl.y[c], count)
+                if c in sl.u:
+                    m.add_hint(sl.u[c], count > 0)
+            for (c, t), b in sl.fail.items():
                 m.add_hint(b, Ee <= t)
             if sl.pro is not None:
                 stops = here and att[a].outcome == STOPPED
@@ -295,16 +335,31 @@ def _hint(mod: _Model, inst: ClairvoyantInstance, sched: ClairvoyantSchedule) ->
 
 
 def _decode(mod: _Model, inst: ClairvoyantInstance, solver: Any) -> ClairvoyantSchedule:
-    rows = []
+    """The solution as a schedule: the nodes of each class given to the attempts in order of
+    start (the class's nodes are interchangeable, and its cumulative guarantees enough are
+    free: a node freed at an instant can be taken at that instant)."""
+    found = []
     for j, job in enumerate(mod.slots):
         for a, sl in enumerate(job):
             if not solver.boolean_value(sl.pres):
                 break
-            fin = solver.boolean_value(sl.fin)
-            pro = sl.pro is not None and solver.boolean_value(sl.pro)
-            nodes = tuple(k for k, xk in enumerate(sl.x) if solver.boolean_value(xk))
-            rows.append((j, a, solver.value(sl.S), solver.value(sl.E), nodes, 0 if a == 0 else inst.R,
-                         solver.value(sl.Ub), solver.value(sl.Ua), COMPLETED if fin else STOPPED, pro))
+            found.append((solver.value(sl.S), solver.value(sl.E), j, a, sl))
+    free = {k: 0 for k in range(inst.n_nodes)}
+    rows = []
+    for S, Ee, j, a, sl in sorted(found, key=lambda f: (f[0], f[2], f[3])):
+        nodes: list[int] = []
+        for c, cls in enumerate(mod.classes):
+            want = solver.value(sl.y[c])
+            ready = [k for k in cls if free[k] <= S][:want]
+            if len(ready) < want:  # pragma: no cover - the cumulative of the class holds
+                raise AssertionError(f"class {cls}: {want} nodes wanted at {S}, {len(ready)} free")
+            nodes += ready
+        for k in nodes:
+            free[k] = Ee
+        fin = solver.boolean_value(sl.fin)
+        pro = sl.pro is not None and solver.boolean_value(sl.pro)
+        rows.append((j, a, S, Ee, tuple(sorted(nodes)), 0 if a == 0 else inst.R, solver.value(sl.Ub),
+                     solver.value(sl.Ua), COMPLETED if fin else STOPPED, pro))
     return _to_schedule(inst, rows)
 
 
