@@ -5,7 +5,7 @@ command edited there is the command tested. Each block runs in a fresh folder ho
 the clone's instances/ and campaigns/ (commands write their files there), with the ``coschedule``
 of this interpreter first on the PATH. The README's Python example runs too.
 
-The transcripts of docs/batch.md (plain fenced blocks of ``$ command`` lines, each followed by
+The transcripts of docs/batch.md and docs/clairvoyant.md (plain fenced blocks of ``$ command`` lines, each followed by
 what it prints) run in order too, and print exactly what the page shows: what the command writes
 on stderr (the files it wrote, or its error), then its stdout, as a terminal shows them.
 """
@@ -100,6 +100,17 @@ def test_readme_python_example(clone_dir, monkeypatch, capsys):
     exec(compile(_block(ROOT / "README.md", "From Python", "python"), "README.md", "exec"), {})
     ratio = float(capsys.readouterr().out.split()[-1])
     assert 1.0 <= ratio <= 2 - 1 / 10000
+
+
+def test_clairvoyant_guide_transcripts_print_what_they_show(clone_dir):
+    """docs/clairvoyant.md: the toy example's optimum as the page shows it."""
+    items = _transcripts(ROOT / "docs" / "clairvoyant.md")
+    assert len(items) >= 2 and all("--optimal" in command for command, _ in items)
+    for command, expected in items:
+        proc = _run(command, clone_dir)
+        shown = (proc.stderr + proc.stdout).rstrip("\n")
+        assert shown == expected, f"$ {command}\n--- the page shows\n{expected}\n--- it prints\n{shown}"
+        assert proc.returncode == 0, f"$ {command}: exit {proc.returncode}"
 
 
 def test_batch_guide_transcripts_print_what_they_show(clone_dir):

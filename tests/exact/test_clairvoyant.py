@@ -404,3 +404,12 @@ def test_objectives_and_unknown_name(toy):
 
 def test_doctests():
     assert package_doctests(coschedule.exact.clairvoyant).failed == 0
+
+
+def test_docs_page_examples_run():
+    """The ``python`` blocks of docs/clairvoyant.md are doctests with their real outputs."""
+    import doctest
+
+    result = doctest.testfile(str(ROOT / "docs" / "clairvoyant.md"), module_relative=False, encoding="utf-8",
+                              optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
+    assert result.attempted >= 10 and result.failed == 0
