@@ -28,6 +28,7 @@ sum_{k != j} p_k E_k`` for the weighted sum. No optimal schedule is cut off.
 
 from __future__ import annotations
 
+import itertools
 import math
 import os
 import time
@@ -87,7 +88,7 @@ def attempt_limits(
 
 
 def _units(inst: ClairvoyantInstance, seconds: float) -> int:
-    return int(round(seconds / inst.unit))
+    return round(seconds / inst.unit)
 
 
 def _sum_objective(inst: ClairvoyantInstance, sched: ClairvoyantSchedule) -> int:
@@ -230,7 +231,7 @@ def _build(inst: ClairvoyantInstance, objective: str, limits: list[int], caps: l
             if stop is not None:
                 _stop_rules(m, inst, j, sl, stop, r)
             job.append(sl)
-        for prev, nxt in zip(job, job[1:]):
+        for prev, nxt in itertools.pairwise(job):
             m.add(nxt.S >= prev.E).only_enforce_if(nxt.pres)
         # the attempts run one after the other: E, plus R per restart and C per proactive stop
         m.add(Cj >= job[0].S + E + R * sum(sl.pres for sl in job[1:])
@@ -291,7 +292,6 @@ def _stop_rules(m: Any, inst: ClairvoyantInstance, j: int, sl: _Slot, stop: Any,
 def _hint(mod: _Model, inst: ClairvoyantInstance, sched: ClairvoyantSchedule) -> None:
     """Give CP-SAT ``sched`` (feasible, within the slots) as a complete hint."""
     m = mod.model
-    u = lambda v: _units(inst, v)  # noqa: E731
     for j, job in enumerate(mod.slots):
         att = sched.attempts_of(j)
         s = inst.submit[j]
@@ -302,9 +302,9 @@ def _hint(mod: _Model, inst: ClairvoyantInstance, sched: ClairvoyantSchedule) ->
             m.add_hint(sl.fin, here and a == len(att) - 1)
             if here:
                 at = att[a]
-                S, Ee, U0, U1 = u(at.start), u(at.end), u(at.saved_before), u(at.saved_after)
+                S, Ee, U1 = _units(inst, at.start), _units(inst, at.end), _units(inst, at.saved_after)
             else:
-                S, Ee, U0, U1 = s, s, U, U
+                S, Ee, U1 = s, s, U
             m.add_hint(sl.S, S)
             m.add_hint(sl.E, Ee)
             m.add_hint(sl.dur, Ee - S)
@@ -326,10 +326,9 @@ def _hint(mod: _Model, inst: ClairvoyantInstance, sched: ClairvoyantSchedule) ->
                 m.add_hint(sl.o, U1 - B * q if stops else 0)
                 m.add_hint(sl.last, q == Sj)
             U = U1
-            del U0
     comp = sched.completion
     for j, Cj in enumerate(mod.completion):
-        m.add_hint(Cj, u(comp[j]))
+        m.add_hint(Cj, _units(inst, comp[j]))
     if mod.top is not None:
         m.add_hint(mod.top, _int_objective(inst, "max", sched))
 
@@ -430,7 +429,7 @@ def solve_clairvoyant(
     lb = _lower_bound(inst, objective)
     info: dict[str, Any] = {"objective": objective, "attempts": proved, "unconditional": unconditional,
                             "max_attempts": dict(zip(inst.ids, limits)), "unit": inst.unit, "start": origin,
-                            "start_objective": _to_seconds(inst, objective, ub - (0 if objective == "max" else 0))}
+                            "start_objective": _to_seconds(inst, objective, ub)}
     const = 0 if objective == "max" else sum(p * s for p, s in zip(inst.nodes, inst.submit))
 
     def result(status: Status, sched: ClairvoyantSchedule, bound: int | None) -> ExactResult:

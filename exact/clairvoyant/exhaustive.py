@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import math
 import sys
-from functools import lru_cache
+from functools import cache
 from itertools import product
 
 from coschedule.errors import InvalidInstance
@@ -77,7 +77,8 @@ def exhaustive_optimum(
             best = _search(inst, objective, max_attempts, cap, max_states)
             if best <= v or v >= ub:
                 break
-            ub = min(ub, best)  # a schedule within the deadlines: an upper bound all the same
+            if best < ub:  # a schedule within the deadlines: an upper bound all the same
+                ub = int(best)
             v = min(ub, v + 1 if objective == "max" else lb + 2 * (v - lb) + 1)
     finally:
         sys.setrecursionlimit(old)
@@ -126,7 +127,7 @@ def _search(inst: ClairvoyantInstance, objective: str, max_attempts: int, cap: l
     def combine(a: float, b: float) -> float:
         return max(a, b) if objective == "max" else a + b
 
-    @lru_cache(maxsize=None)
+    @cache
     def value(t: int, jobs: tuple, nodes: tuple) -> float:
         states[0] += 1
         if states[0] > max_states:

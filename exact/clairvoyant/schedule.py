@@ -346,10 +346,14 @@ def schedule_from_run(inst: ClairvoyantInstance, run: SimulationResult) -> Clair
     Each attempt keeps its start and nodes and is cut short: a failed or interrupted attempt that
     saved nothing new is dropped (its nodes idle instead); one that saved the end of a checkpoint
     becomes a stop at the end of that checkpoint; one that saved a position inside a work part
-    (a proactive checkpoint) becomes a proactive stop there; a proactive checkpoint at the very
-    end of a work part becomes the regular stop (or the completion) that ends at the same instant.
-    The recovery of the job's first kept attempt is 0. Cutting an attempt short never makes it
-    overlap anything it did not overlap, nor run across a failure it did not run across.
+    (a proactive checkpoint, node stealing's timing T2) becomes a proactive stop there; a
+    proactive checkpoint at the very end of a work part becomes the regular stop (or the
+    completion) that ends at the same instant. An attempt that took a proactive checkpoint and
+    went on at once on the same nodes (``checkpointed``: a cancelled steal) is one attempt with
+    the one after it, without that checkpoint, unless nothing after it saved more (then it is the
+    proactive stop). The recovery of the job's first kept attempt is 0. Cutting an attempt short
+    never makes it overlap anything it did not overlap, nor run across a failure it did not run
+    across, nor run on a down node.
 
     Raises :class:`~coschedule.errors.InvalidInstance` when the run is not of this instance or
     not on its time grid.
@@ -374,15 +378,24 @@ def schedule_from_run(inst: ClairvoyantInstance, run: SimulationResult) -> Clair
         attempts.sort(key=lambda a: a.index)
         kept = 0
         name = f"job {inst.ids[j]}"
+        merged: tuple[int, int, int] | None = None  # (start, saved before, proactive save) of a checkpointed run
         for a in attempts:
             start = units(a.start, f"{name} start")
             U = units(a.saved_before, f"{name} saved time")
+            x = U if a.outcome == COMPLETED else units(a.saved_after, f"{name} saved time")
+            if merged is not None:  # the run goes on from a checkpointed attempt
+                start, U, pro = merged
+                if a.outcome != COMPLETED and x <= pro:
+                    x = pro  # nothing saved since the proactive checkpoint: stop with it
+            if a.outcome == "checkpointed":
+                merged = (start, U, x)
+                continue
+            merged = None
             r = 0 if kept == 0 else inst.R
-            nodes = tuple(sorted(int(x) for x in a.nodes))
+            nodes = tuple(sorted(int(k) for k in a.nodes))
             if a.outcome == COMPLETED:
                 rows.append((j, kept, start, start + r + inst.length[j] - U, nodes, r, U, U, COMPLETED, False))
                 break
-            x = units(a.saved_after, f"{name} saved time")
             if x <= U:
                 continue  # nothing saved: the attempt was no use
             B = inst.block[j]

@@ -9,15 +9,9 @@ import math
 import time
 from pathlib import Path
 
+import coschedule.exact.clairvoyant
 import numpy as np
 import pytest
-from coschedule_testing import fewer, package_doctests, seeds
-from hypothesis import given
-from hypothesis import strategies as st
-
-import coschedule.exact.clairvoyant
-from coschedule.batch import run_batch
-from coschedule.errors import InvalidInstance, InvalidSchedule
 from coschedule.exact.clairvoyant import (
     DEFAULT_MAX_ATTEMPTS,
     OBJECTIVES,
@@ -31,6 +25,12 @@ from coschedule.exact.clairvoyant import (
     validate_clairvoyant,
 )
 from coschedule.heuristics.batch import BATCH_POLICIES
+from coschedule_testing import fewer, package_doctests, seeds
+from hypothesis import given
+from hypothesis import strategies as st
+
+from coschedule.batch import run_batch
+from coschedule.errors import InvalidInstance, InvalidSchedule
 from coschedule.results import Status
 from coschedule.sim.checkpointing import NO_CHECKPOINTING, Checkpointing
 from coschedule.sim.engine import Attempt, FailureRecord
@@ -110,8 +110,10 @@ def check(res, case: Case) -> ClairvoyantSchedule:
 
 
 def engine_validates(sched: ClairvoyantSchedule, case: Case, like) -> None:
-    """Rebuild ``sched`` as a :class:`SimulationResult` (from a policy's run ``like`` of the same
-    instance) and run :func:`coschedule.sim.validate.validate_run` on it, trace included."""
+    """Rebuild ``sched`` (one attempt per job) as a :class:`SimulationResult` (from a policy's run
+    ``like`` of the same instance) and run :func:`coschedule.sim.validate.validate_run` on it,
+    trace included: every applied failure struck an idle node."""
+    assert sched.attempt_counts().max() == 1
     attempts = tuple(Attempt(a.job, a.index, a.start, a.end, a.nodes, a.recovery, a.saved_before, a.saved_after,
                              "completed" if a.outcome == "completed" else "interrupted")
                      for a in sched.attempts)
@@ -121,13 +123,14 @@ def engine_validates(sched: ClairvoyantSchedule, case: Case, like) -> None:
         if D > 0 and t < back.get(x, -1.0):
             continue
         back[x] = t + D
-        records.append(FailureRecord(t, x, t + D, -1, 0))
+        records.append(FailureRecord(t, x, t + D, -1, 0, "idle"))
     first = np.full(case.wl.n, math.inf)
     for a in sched.attempts:
         first[a.job] = min(first[a.job], a.start)
     horizon = max([a.end for a in sched.attempts] + [r.time for r in records])
     result = dataclasses.replace(like, policy="clairvoyant", attempts=attempts, failures=tuple(records),
-                                 completion=sched.completion, first_start=first, horizon=horizon)
+                                 completion=sched.completion, first_start=first, horizon=horizon, steals=(),
+                                 holds=())
     validate_run(result, failures=case.trace)
 
 
@@ -184,13 +187,14 @@ def toy() -> Case:
 
 def test_toy_example_optimum(toy):
     """[Du2024] §3: Baseline gives flows 8, 5, 15, 25, 3 (max 25, weighted 256/15), node stealing
-    8, 11, 11, 21, 10 (max 21, weighted 221/15). The clairvoyant optimum, derived by hand in
+    (SFSJ) 8, 11, 11, 21, 10 (max 21, weighted 221/15), as in the paper's Table 1. The clairvoyant optimum, derived by hand in
     docs/clairvoyant.md: max flow 20 (J3 and J4 cannot overlap), weighted mean 203/15. The
     exhaustive search finds the same."""
     inst = toy.instance()
     baseline = toy.run("conservative")
     assert baseline.flow.tolist() == [8, 5, 15, 25, 3]
-    stealing = np.array([8, 11, 11, 21, 10.0])
+    stealing = toy.run("sfsj").flow
+    assert stealing.tolist() == [8, 11, 11, 21, 10]
     found = {}
     for objective in OBJECTIVES:
         res = solve_clairvoyant(inst, objective)
@@ -246,8 +250,39 @@ def test_never_worse_than_any_policy(case, objective):
     sched = check(res, case)
     for name, run in runs.items():
         assert res.objective <= objective_value(objective, run.flow, case.wl.nodes) + 1e-9, name
-    if not any(a.proactive for a in sched.attempts):
+    if sched.attempt_counts().max() == 1:  # the engine's validator knows stops only as node steals
         engine_validates(sched, case, runs[policy_names()[0]])
+
+
+def test_node_stealing_runs_convert():
+    """Node stealing's stops (T1 at once, T2 after a proactive checkpoint, T3 at the next regular
+    checkpoint) and a cancelled steal whose victim goes on after its proactive checkpoint
+    (``checkpointed``) convert to clairvoyant schedules that complete no job later, and the
+    optimum stays below every policy. A (3 nodes, length 50) and V (1 node, length 450, period
+    100, C = 2, R = 3: E = 458) on 4 nodes; node 0 fails at 40 (then node 1 at 41), down 1000."""
+    ck = Checkpointing(cost=2.0, recovery=3.0, node_mtbf=2500.0)
+    wl = Workload(("A", "V"), np.array([0.0, 0.0]), np.array([3, 1]), np.array([100.0, 900.0]),
+                  np.array([50.0, 450.0]), 4)
+    seen = set()
+    for failures in ([(40.0, 0)], [(40.0, 0), (41.0, 1)]):
+        trace = FailureTrace(np.array([t for t, _ in failures]), np.array([x for _, x in failures]), 4)
+        case = Case(wl, trace, 1000.0, ck)
+        inst = case.instance()
+        runs = {name: case.run(name) for name in policy_names()}
+        A = DEFAULT_MAX_ATTEMPTS
+        for name, run in runs.items():
+            seen |= {a.outcome for a in run.attempts} | {"proactive" for a in run.attempts if a.proactive}
+            conv = schedule_from_run(inst, run)
+            validate_clairvoyant(conv, failures=trace, downtime=1000.0, checkpointing=ck, n_nodes=4)
+            assert np.all(conv.completion <= run.completion), name
+            A = max(A, int(conv.attempt_counts().max()))
+        for objective in OBJECTIVES:
+            res = solve_clairvoyant(inst, objective, max_attempts=A)
+            assert res.status is Status.OPTIMAL
+            check(res, case)
+            for name, run in runs.items():
+                assert res.objective <= objective_value(objective, run.flow, wl.nodes) + 1e-9, name
+    assert {"interrupted", "checkpointed", "proactive", "failed"} <= seen
 
 
 @fewer(0.4)
@@ -364,7 +399,7 @@ def test_transient_failures_allow_a_start_at_their_instant():
 def test_validator_catches_broken_schedules(toy):
     inst = toy.instance()
     good = solve_clairvoyant(inst, "max").solution
-    ok = dict(failures=toy.trace, downtime=5.0, n_nodes=8)
+    ok = {"failures": toy.trace, "downtime": 5.0, "n_nodes": 8}
     validate_clairvoyant(good, **ok)
     att = list(good.attempts)
     j3 = next(i for i, a in enumerate(att) if toy.wl.ids[a.job] == "J3")
