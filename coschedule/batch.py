@@ -31,7 +31,8 @@ def _use_kernel(policy: object, backend: str) -> bool:
     fits = isinstance(policy, str) and policy.lower() in KERNEL_POLICIES
     if backend == "kernel":
         if not fits:
-            raise ValueError(f"the kernel runs the policies {sorted(KERNEL_POLICIES)}, not {policy!r}")
+            raise ValueError("the kernel runs the policies fcfs, easy, conservative (baseline) and node stealing "
+                             f"sfsj, h111..h323 (by name), not {policy!r}")
         return True
     return fits and jit.HAVE_NUMBA
 
@@ -93,10 +94,11 @@ def run_batch(
     one running for the shortest time).
 
     ``backend``: ``"reference"`` runs the event loop :class:`~coschedule.sim.engine.Simulation`
-    with the policy object; ``"kernel"`` the compiled kernel of the built-in policies
-    (:mod:`coschedule.heuristics.fast.batch_kernel`: the same attempts, bit for bit, in a
-    fraction of the time); ``"auto"`` (default) the kernel when numba is installed and the
-    policy is given by a name it knows, else the reference.
+    with the policy object; ``"kernel"`` the compiled kernel of the built-in policies -- FCFS,
+    EASY, conservative backfilling and the 19 node-stealing policies
+    (:mod:`coschedule.heuristics.fast.batch_kernel`: the same attempts, failure records, steals
+    and holds, bit for bit, in a fraction of the time); ``"auto"`` (default) the kernel when
+    numba is installed and the policy is given by a name it knows, else the reference.
     """
     if backend not in BACKENDS:
         raise ValueError(f"backend must be one of {BACKENDS}, got {backend!r}")
@@ -115,9 +117,10 @@ def run_batch(
             from coschedule.heuristics.fast.batch_kernel import simulate_kernel
 
             assert isinstance(policy, str)
-            make_policy(policy)  # an unknown name fails here, as with the reference
+            make_policy(policy, **options)  # an unknown name or option fails here, as with the reference
             return simulate_kernel(workload, policy, failures=trace, downtime=downtime, checkpointing=ck,
-                                   knows_downtime=knows_downtime, n_nodes=n_nodes)
+                                   knows_downtime=knows_downtime, n_nodes=n_nodes,
+                                   victim_tiebreak=victim_tiebreak or "release")
         return Simulation(workload, make_policy(policy, **options), failures=trace, downtime=downtime,
                           checkpointing=ck, n_nodes=n_nodes).run()
 

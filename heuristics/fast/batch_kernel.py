@@ -1,15 +1,24 @@
 """The batch policies of :mod:`coschedule.heuristics.batch` (FCFS, EASY, conservative
-backfilling) with node failures and checkpointing, in one compiled kernel: the fast path of
+backfilling) and node stealing of :mod:`coschedule.heuristics.stealing` (SFSJ and the 18
+variants Hxyz) with node failures and checkpointing, in one compiled kernel: the fast path of
 :func:`coschedule.batch.run_batch`.
 
 It replays the reference -- the event loop :class:`coschedule.sim.engine.Simulation` driving
 the policy objects -- decision for decision: the same events in the same order at each instant
-(ends by push order, recoveries, failures in the trace's order, submissions), the same queue
+(ends by push order, the ends of victims' checkpoints -- the reference's ``CHECKPOINT`` events,
+by push order --, recoveries, failures in the trace's order, submissions), the same queue
 order, the same lowest-index nodes, the same profile operations of
 :mod:`coschedule.sim.profile` (its compiled kernels, called in the same order), the same float
-operations of the checkpoint model; hence the same attempts, bit for bit (tests compare every
-attempt on random workloads with failures and checkpoints, and on the bundled traces). The
-reference stays the definition and the way in for any other policy (node stealing...).
+operations of the checkpoint model and of node stealing's stop points and estimates; hence the
+same attempts, failure records, steals and holds, bit for bit (tests compare them on random
+workloads with failures and checkpoints, and on the bundled traces). The reference stays the
+definition and the way in for any other policy.
+
+Modules: :mod:`.batch_engine` holds the state in arrays and the engine's actions (start,
+interrupt, requeue, hold, end of an attempt), :mod:`.stealing_kernel` node stealing's choices
+and reactions; this one the event loop (:func:`_simulate`), conservative backfilling's plan,
+EASY's and FCFS's, and the wrapper that builds the reference's records
+(:func:`simulate_kernel`).
 
 Without numba the kernel runs as plain Python (correct, slower than the reference):
 :func:`coschedule.batch.run_batch` then uses the reference.
@@ -17,193 +26,226 @@ Without numba the kernel runs as plain Python (correct, slower than the referenc
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
 from coschedule.jit import njit
-from coschedule.sim.engine import COMPLETED, FAILED, Attempt, FailureRecord, LazyAttempts, SimulationResult
-from coschedule.sim.profile import (
-    _add,
-    _advance,
-    _compress,
-    _earliest_fit,
-    _first_below,
-    _place,
-    _summarize,
-    summary_size,
+from coschedule.sim.engine import (
+    CHECKPOINTED,
+    COMPLETED,
+    FAILED,
+    INTERRUPTED,
+    REACTIONS,
+    Attempt,
+    FailureRecord,
+    HoldRecord,
+    LazyAttempts,
+    SimulationResult,
+    StealRecord,
 )
+from coschedule.sim.profile import _add, _advance, _compress, _earliest_fit, _first_below, _place, summary_size
+
+from .batch_engine import (
+    _BLOCK,
+    _CNT,
+    _COMPL,
+    _E_HELD,
+    _E_NODES,
+    _E_NO_EVENT,
+    _ENDSEQ,
+    _ERR,
+    _EXE,
+    _FAILED,
+    _FIRST,
+    _FREE,
+    _HELD,
+    _HSINCE,
+    _HSIZE,
+    _HUNTIL,
+    _K,
+    _LENGTH,
+    _LOSE,
+    _NA,
+    _NC,
+    _NF,
+    _NH,
+    _NHOLD,
+    _NI,
+    _NREQ,
+    _NRUN,
+    _NS,
+    _PAUSED,
+    _PENDF,
+    _PENDV,
+    _HOLDPOS,
+    _POOL,
+    _PRIO,
+    _PROCS,
+    _QLEN,
+    _RUNNING,
+    _RUNPOS,
+    _START,
+    _STATE,
+    _STOLE,
+    _SUBMIT,
+    _UNSUBMITTED,
+    _WAITING,
+    _WALL,
+    _WALLFULL,
+    _WORK,
+    _WSIZE,
+    ERRORS,
+    _close_hold,
+    _compact_pool,
+    _complete,
+    _drop_node,
+    _enqueue,
+    _grow,
+    _heap_pop,
+    _interrupt,
+    _lowest_free,
+    _occupied,
+    _queue_insert,
+    _start,
+)
+from .stealing_kernel import REASONS, _held_failed, _job_failed, _transfer, _wait, _wake
 
 __all__ = ["KERNEL_POLICIES", "simulate_kernel"]
 
-#: policy name -> code in the kernel
-KERNEL_POLICIES = {"fcfs": 0, "easy": 1, "conservative": 2, "baseline": 2}
-
-_WAITING, _RUNNING, _DONE, _UNSUBMITTED, _HELD = 0, 1, 2, 3, 4
+_FCFS, _EASY, _CONSERVATIVE, _STEALING = 0, 1, 2, 3
 
 
-@njit(cache=True)
-def _grow_f(a: np.ndarray, need: int) -> np.ndarray:
-    if need <= a.shape[0]:
-        return a
-    b = np.empty(max(need, 2 * a.shape[0]), dtype=a.dtype)
-    b[: a.shape[0]] = a
-    return b
+def _kernel_policies() -> dict[str, int]:
+    from ..stealing import STEALING_POLICIES
+
+    return {"fcfs": _FCFS, "easy": _EASY, "conservative": _CONSERVATIVE, "baseline": _CONSERVATIVE,
+            **{name: _STEALING for name in STEALING_POLICIES}}
 
 
-@njit(cache=True)
-def _grow_i(a: np.ndarray, need: int) -> np.ndarray:
-    if need <= a.shape[0]:
-        return a
-    b = np.empty(max(need, 2 * a.shape[0]), dtype=a.dtype)
-    b[: a.shape[0]] = a
-    return b
+#: policy name -> code in the kernel: the batch policies and every node-stealing policy
+KERNEL_POLICIES: dict[str, int] = _kernel_policies()
 
-
-@njit(cache=True)
-def _heap_push(ht: np.ndarray, hs: np.ndarray, hj: np.ndarray, size: int, t: float, s: int, j: int) -> int:
-    """Min-heap of (time, sequence) with payload ``j``; returns the new size."""
-    x = size
-    while x > 0:
-        parent = (x - 1) >> 1
-        if ht[parent] < t or (ht[parent] == t and hs[parent] < s):
-            break
-        ht[x] = ht[parent]
-        hs[x] = hs[parent]
-        hj[x] = hj[parent]
-        x = parent
-    ht[x] = t
-    hs[x] = s
-    hj[x] = j
-    return size + 1
-
-
-@njit(cache=True)
-def _heap_pop(ht: np.ndarray, hs: np.ndarray, hj: np.ndarray, size: int) -> int:
-    """Remove the top; returns the new size."""
-    size -= 1
-    t = ht[size]
-    s = hs[size]
-    j = hj[size]
-    x = 0
-    while True:
-        c = 2 * x + 1
-        if c >= size:
-            break
-        if c + 1 < size and (ht[c + 1] < ht[c] or (ht[c + 1] == ht[c] and hs[c + 1] < hs[c])):
-            c += 1
-        if t < ht[c] or (t == ht[c] and s < hs[c]):
-            break
-        ht[x] = ht[c]
-        hs[x] = hs[c]
-        hj[x] = hj[c]
-        x = c
-    if size > 0:
-        ht[x] = t
-        hs[x] = s
-        hj[x] = j
-    return size
-
-
-@njit(cache=True)
-def _queue_insert(queue: np.ndarray, qlen: int, j: int, prio: np.ndarray, submit: np.ndarray) -> int:
-    """Insert ``j`` in the queue sorted by (-priority, submission, job); returns the new length."""
-    x = qlen
-    while x > 0:
-        k = queue[x - 1]
-        if -prio[k] < -prio[j] or (prio[k] == prio[j] and (submit[k] < submit[j] or (submit[k] == submit[j] and k < j))):
-            break
-        queue[x] = queue[x - 1]
-        x -= 1
-    queue[x] = j
-    return qlen + 1
+_OUTCOMES = (COMPLETED, FAILED, INTERRUPTED, CHECKPOINTED)
+_R_IDLE, _R_SPARE, _R_STEAL, _R_WAIT, _R_HELD = range(5)  # the REACTIONS of the failure records
 
 
 @njit(cache=True)
 def _simulate(
-    policy: int, knows_downtime: bool, N: int,
-    submit: np.ndarray, procs: np.ndarray, length: np.ndarray, wall_full: np.ndarray,
-    block: np.ndarray, K: np.ndarray, R: float, fail_t: np.ndarray, fail_n: np.ndarray, downtime: float,
+    policy: int, prm: np.ndarray, N: int,
+    submit: np.ndarray, procs: np.ndarray, work: np.ndarray, length: np.ndarray, wall_full: np.ndarray,
+    block: np.ndarray, K: np.ndarray, cost: float, R: float, final: bool,
+    fail_t: np.ndarray, fail_n: np.ndarray, downtime: float,
 ):
+    """One run (module docstring). ``prm``: timing, victim rule, criterion, run-time tie-break,
+    ``knows_downtime``, ``N`` (:mod:`.stealing_kernel`); ``work`` the lengths, ``length`` and
+    ``wall_full`` extended by the checkpoints, ``block`` ``T + C`` and ``K`` the checkpoints per
+    job (the reference's numbers), ``cost`` C, ``R`` the recovery, ``final`` the final
+    checkpoint of eq. (1)."""
     n = submit.shape[0]
-    # ---- job state
-    state = np.full(n, _UNSUBMITTED, dtype=np.int64)
-    prio = np.ones(n, dtype=np.int64)
-    saved = np.zeros(n)
-    saved_count = np.zeros(n, dtype=np.int64)
-    attempt = np.zeros(n, dtype=np.int64)
-    exe = length.copy()
-    wall = wall_full.copy()
-    recov = np.zeros(n)
-    start_time = np.full(n, np.nan)
-    first_start = np.full(n, np.nan)
-    completion = np.full(n, np.nan)
-    end_seq = np.full(n, -1, dtype=np.int64)
-    # a job's current nodes: node ids cur_nodes[cur_off[j] : cur_off[j] + cur_cnt[j]]
-    cur_off = np.zeros(n, dtype=np.int64)
-    cur_cnt = np.zeros(n, dtype=np.int64)
-    total_procs = int(procs.sum())
+    F = fail_t.shape[0]
+    stealing = policy == _STEALING
+    knows_downtime = prm[4] != 0
+    # ---- jobs (batch_engine's layout)
+    ji = np.zeros((_NI, n), dtype=np.int64)
+    ji[_STATE, :] = _UNSUBMITTED
+    ji[_PRIO, :] = 1
+    ji[_ENDSEQ, :] = -1
+    ji[_RUNPOS, :] = -1
+    ji[_PENDF, :] = -1
+    ji[_PENDV, :] = -1
+    ji[_HOLDPOS, :] = -1
+    jf = np.zeros((_NF, n))
+    jf[_EXE, :] = length
+    jf[_WALL, :] = wall_full
+    jf[_START, :] = np.nan
+    jf[_FIRST, :] = np.nan
+    jf[_COMPL, :] = np.nan
+    jf[_PAUSED, :] = -1.0
+    jf[_HSINCE, :] = -1.0
+    ci = np.empty((2, n), dtype=np.int64)
+    ci[_PROCS, :] = procs
+    ci[_K, :] = K
+    cf = np.empty((5, n))
+    cf[_SUBMIT, :] = submit
+    cf[_WORK, :] = work
+    cf[_LENGTH, :] = length
+    cf[_WALLFULL, :] = wall_full
+    cf[_BLOCK, :] = block
+    J = (ji, jf, ci, cf)
+    state = ji[_STATE]
+    cur_cnt = ji[_CNT]
+    end_seq = ji[_ENDSEQ]
+    exe = jf[_EXE]
+    wall = jf[_WALL]
+    start_time = jf[_START]
+    c = np.zeros(_NC, dtype=np.int64)
+    c[_FREE] = N
     # the jobs that hold nodes hold at most N of them: the pool is compacted beyond a few N
     pool_limit = 2 * N + 1024
     pool = np.empty(2 * pool_limit, dtype=np.int64)
-    pool_len = 0
-    # ---- node state
+    # ---- nodes
     node_job = np.full(N, -1, dtype=np.int64)
     up = np.ones(N, dtype=np.bool_)
     up_at = np.zeros(N)
-    free_count = N
-    # ---- running jobs (unordered)
-    running = np.empty(n, dtype=np.int64)
-    run_pos = np.full(n, -1, dtype=np.int64)
-    nrun = 0
+    NODES = (node_job, up, up_at)
+    running = np.empty(n, dtype=np.int64)  # unordered
     # ---- queue and reservations
     queue = np.empty(n, dtype=np.int64)
-    qlen = 0
     reserved = np.full(n, np.inf)
-    # ---- events: ends in a heap; recoveries in a FIFO (constant downtime)
-    cap_h = n + fail_t.shape[0] + 4
-    ht = np.empty(cap_h)
-    hs = np.empty(cap_h, dtype=np.int64)
-    hj = np.empty(cap_h, dtype=np.int64)
-    hsize = 0
-    seq = 0
-    rec_t = np.empty(fail_t.shape[0] + 1)
-    rec_n = np.empty(fail_t.shape[0] + 1, dtype=np.int64)
+    # ---- events: ends in a heap (start, interrupt, suspend push or void them); the ends of
+    # victims' checkpoints in another; recoveries in a FIFO (constant downtime)
+    cap_a = n + 3 * F + 4  # attempts: n completed, and per failure at most 3 others
+    ht = np.empty(cap_a)
+    hs = np.empty(cap_a, dtype=np.int64)
+    hj = np.empty(cap_a, dtype=np.int64)
+    EV = (ht, hs, hj)
+    wt = np.empty(F + 1)
+    ws = np.empty(F + 1, dtype=np.int64)
+    wj = np.empty(F + 1, dtype=np.int64)
+    rec_t = np.empty(F + 1)
+    rec_n = np.empty(F + 1, dtype=np.int64)
     rec_head = 0
     rec_tail = 0
     nxt_sub = 0
     nxt_fail = 0
     # ---- records
-    cap_a = n + fail_t.shape[0] + 4
-    a_job = np.empty(cap_a, dtype=np.int64)
-    a_idx = np.empty(cap_a, dtype=np.int64)
-    a_start = np.empty(cap_a)
-    a_end = np.empty(cap_a)
-    a_rec = np.empty(cap_a)
-    a_sb = np.empty(cap_a)
-    a_sa = np.empty(cap_a)
-    a_out = np.empty(cap_a, dtype=np.int64)  # 0 completed, 1 failed
-    a_noff = np.empty(cap_a + 1, dtype=np.int64)
-    a_nodes = np.empty(max(16, total_procs), dtype=np.int32)  # node ids of every attempt
-    na = 0
-    a_noff[0] = 0
-    f_time = np.empty(fail_t.shape[0] + 1)
-    f_node = np.empty(fail_t.shape[0] + 1, dtype=np.int64)
-    f_up = np.empty(fail_t.shape[0] + 1)
-    f_job = np.empty(fail_t.shape[0] + 1, dtype=np.int64)
-    f_idle = np.empty(fail_t.shape[0] + 1, dtype=np.int64)
+    ar = np.empty((3, cap_a), dtype=np.int64)  # job, index, outcome
+    af = np.empty((6, cap_a))  # start, end, recovery, saved before, saved after, proactive
+    a_noff = np.zeros(cap_a + 1, dtype=np.int64)
+    a_nodes = np.empty(max(16, int(procs.sum())), dtype=np.int32)  # node ids of every attempt
+    fi = np.empty((4, F + 1), dtype=np.int64)  # node, job, idle, reaction
+    ff = np.empty((2, F + 1))  # time, up
     nf = 0
-    # ---- the profile (conservative: kept across instants; EASY: rebuilt)
-    # live occupations leave at most 2 (n + N) + 1 breakpoints after an advance; one instant's
-    # passes add at most 2 per ended job, 4 per compressed one and 2 per placed one
-    cap_p = 10 * n + 4 * N + 16
+    cap_s = 3 * F + 4  # per failure at most two steal records, and one per steal decided
+    sr = np.empty((3, cap_s), dtype=np.int64)  # failed, victim, reason
+    sf = np.empty((2, cap_s))  # decided, time
+    s_noff = np.zeros(cap_s + 1, dtype=np.int64)
+    s_nodes = np.empty(16, dtype=np.int32)
+    holding = np.empty(n, dtype=np.int64)
+    hr = np.empty(F + 4, dtype=np.int64)  # at most one hold per failure
+    hf = np.empty((2, F + 4))  # start, end
+    h_noff = np.zeros(F + 5, dtype=np.int64)
+    h_nodes = np.empty(16, dtype=np.int32)
+    pi = np.empty((5, F + 1), dtype=np.int64)  # steals waiting for their victim
+    pf = np.empty((4, F + 1))
+    PD = (pi, pf, wt, ws, wj)
+    A = (ar, af, a_noff, a_nodes)
+    S = (sr, sf, s_noff, s_nodes)
+    HO = (holding, hr, hf, h_noff, h_nodes)
+    # ---- the profile (conservative: kept across instants; EASY: rebuilt); live occupations
+    # (running jobs, reservations, down nodes, holds) leave at most 2 (2 n + N) + 1 breakpoints
+    # after an advance; one instant's passes add at most 2 per ended job, 4 per compressed one
+    # and 2 per placed one
+    cap_p = 12 * n + 4 * N + 16
     ts = np.empty(cap_p)
     fr = np.empty(cap_p, dtype=np.int64)
     bsum = np.empty(summary_size(cap_p), dtype=np.int64)
     plen = 1
     ts[0] = 0.0
     fr[0] = N
-    _summarize(fr, 1, bsum, 0, 1)  # (no full block yet: nothing)
+    cap2 = 2 * (n + N) + 16 if stealing and prm[2] == 3 else 16  # K3's scratch profile
+    ts2 = np.empty(cap2)
+    fr2 = np.empty(cap2, dtype=np.int64)
+    P2 = (ts2, fr2, np.empty(summary_size(cap2), dtype=np.int64))
     # ---- per-instant scratch
     ended = np.empty(n, dtype=np.int64)
     submitted = np.empty(n, dtype=np.int64)
@@ -211,201 +253,134 @@ def _simulate(
     tmp_p = np.empty(n, dtype=np.int64)
     tmp_d = np.empty(n)
     tmp_s = np.empty(n)
-    sel = np.empty(N, dtype=np.int64)
-    down_t = np.empty(N)
-    down_c = np.empty(N, dtype=np.int64)
+    sel = np.empty(max(N, 1), dtype=np.int64)
+    buf = np.empty(max(N, 1), dtype=np.int64)
 
     done = 0
     now = 0.0
     while done < n:
         # the next instant
         now = np.inf
-        if hsize > 0:
+        if c[_HSIZE] > 0:
             now = ht[0]
+        if c[_WSIZE] > 0 and wt[0] < now:
+            now = wt[0]
         if rec_head < rec_tail and rec_t[rec_head] < now:
             now = rec_t[rec_head]
-        if nxt_fail < fail_t.shape[0] and fail_t[nxt_fail] < now:
+        if nxt_fail < F and fail_t[nxt_fail] < now:
             now = fail_t[nxt_fail]
         if nxt_sub < n and submit[nxt_sub] < now:
             now = submit[nxt_sub]
+        if now == np.inf:  # (the reference raises: no event left)
+            c[_ERR] = _E_NO_EVENT
+            break
         nend = 0
         nsub = 0
-        nfailed_nodes = 0
+        nfailed = 0
         nrecovered = 0
         useful = False
+        replan = False  # the stealing policy's _replan
+        c[_NREQ] = 0
         # ends, in push order
-        while hsize > 0 and ht[0] == now:
+        while c[_HSIZE] > 0 and ht[0] == now:
             j = hj[0]
             s = hs[0]
-            hsize = _heap_pop(ht, hs, hj, hsize)
+            c[_HSIZE] = _heap_pop(ht, hs, hj, c[_HSIZE])
             if end_seq[j] != s or state[j] != _RUNNING:
-                continue  # cancelled
-            # record the completed attempt
-            off = cur_off[j]
-            c = cur_cnt[j]
-            a_nodes = _grow_i(a_nodes, a_noff[na] + c)
-            for y in range(c):
-                a_nodes[a_noff[na] + y] = pool[off + y]
-                node_job[pool[off + y]] = -1
-            free_count += c
-            a_job[na] = j
-            a_idx[na] = attempt[j]
-            a_start[na] = start_time[j]
-            a_end[na] = now
-            a_rec[na] = recov[j]
-            a_sb[na] = saved[j]
-            a_sa[na] = saved[j]
-            a_out[na] = 0
-            a_noff[na + 1] = a_noff[na] + c
-            na += 1
-            cur_cnt[j] = 0
-            state[j] = _DONE
-            p = run_pos[j]
-            nrun -= 1
-            last = running[nrun]
-            running[p] = last
-            run_pos[last] = p
-            run_pos[j] = -1
-            end_seq[j] = -1
-            completion[j] = now
+                continue  # void
+            a_nodes = _grow(a_nodes, a_noff[c[_NA]] + cur_cnt[j])
+            A = (ar, af, a_noff, a_nodes)
+            _complete(j, now, J, node_job, pool, running, A, c)
             ended[nend] = j
             nend += 1
             done += 1
             useful = True
+        # the ends of victims' checkpoints, in push order
+        while c[_WSIZE] > 0 and wt[0] == now:
+            pid = wj[0]
+            c[_WSIZE] = _heap_pop(wt, ws, wj, c[_WSIZE])
+            useful = True
+            replan = True
+            a_nodes = _grow(a_nodes, a_noff[c[_NA]] + N)
+            h_nodes = _grow(h_nodes, h_noff[c[_NH]] + N)
+            s_nodes = _grow(s_nodes, s_noff[c[_NS]] + N)
+            pool = _grow(pool, c[_POOL] + N)
+            A = (ar, af, a_noff, a_nodes)
+            S = (sr, sf, s_noff, s_nodes)
+            HO = (holding, hr, hf, h_noff, h_nodes)
+            _wake(pid, now, R, J, NODES, pool, running, queue, EV, A, HO, S, PD, buf, c)
         # recoveries
         while rec_head < rec_tail and rec_t[rec_head] == now:
             x = rec_n[rec_head]
             rec_head += 1
             up[x] = True
             if node_job[x] < 0:
-                free_count += 1
+                c[_FREE] += 1
             nrecovered += 1
             useful = True
         # failures, one at a time
-        while nxt_fail < fail_t.shape[0] and fail_t[nxt_fail] == now:
+        while nxt_fail < F and fail_t[nxt_fail] == now:
             x = fail_n[nxt_fail]
             nxt_fail += 1
             if not up[x]:
                 continue
             back = now + downtime
             j = node_job[x]
-            if back > now:
+            if back > now:  # a downtime of 0 is a transient failure: the node stays up
                 up[x] = False
                 up_at[x] = back
                 rec_t[rec_tail] = back
                 rec_n[rec_tail] = x
                 rec_tail += 1
                 if j < 0:
-                    free_count -= 1
-            f_time[nf] = now
-            f_node[nf] = x
-            f_up[nf] = back
-            f_job[nf] = j
-            nfailed_nodes += 1
+                    c[_FREE] -= 1
+            ff[0, nf] = now
+            ff[1, nf] = back
+            fi[0, nf] = x
+            fi[1, nf] = j
+            nfailed += 1
             useful = True
             if j < 0:
-                f_idle[nf] = free_count
+                fi[2, nf] = c[_FREE]
+                fi[3, nf] = _R_IDLE
                 nf += 1
                 continue
-            # interrupt j: its saved time, the attempt's record
             node_job[x] = -1
             if back <= now:
-                free_count += 1  # transient: the node stays up, idle
-            f_idle[nf] = free_count
-            nf += 1
-            elapsed = now - start_time[j] - recov[j]
-            left = K[j] - saved_count[j]
-            m = 0
-            if left > 0 and elapsed > 0:
-                b = block[j]
-                m = int(math.floor(elapsed / b))
-                if (m + 1) * b <= elapsed:
-                    m += 1
-                if m > left:
-                    m = left
-            before = saved[j]
-            if m > 0:
-                saved_count[j] += m
-                saved[j] = saved_count[j] * block[j]
-            off = cur_off[j]
-            c = cur_cnt[j]
-            a_nodes = _grow_i(a_nodes, a_noff[na] + c)
-            for y in range(c):
-                a_nodes[a_noff[na] + y] = pool[off + y]
-            a_job[na] = j
-            a_idx[na] = attempt[j]
-            a_start[na] = start_time[j]
-            a_end[na] = now
-            a_rec[na] = recov[j]
-            a_sb[na] = before
-            a_sa[na] = saved[j]
-            a_out[na] = 1
-            a_noff[na + 1] = a_noff[na] + c
-            na += 1
-            end_seq[j] = -1
-            p = run_pos[j]
-            nrun -= 1
-            last = running[nrun]
-            running[p] = last
-            run_pos[last] = p
-            run_pos[j] = -1
-            attempt[j] += 1
-            recov[j] = R
-            exe[j] = R + length[j] - saved[j]
-            wall[j] = R + wall_full[j] - saved[j]
-            # held nodes: the attempt's nodes but the failed one (kept sorted)
-            w = 0
-            for y in range(c):
-                if pool[off + y] != x:
-                    pool[off + w] = pool[off + y]
-                    w += 1
-            cur_cnt[j] = w
-            state[j] = _HELD
-            # the failure rule (Baseline): a spare node, else back to the queue with priority 3
-            spare = -1
-            if free_count > 0:
-                for y in range(N):
-                    if up[y] and node_job[y] < 0:
-                        spare = y
-                        break
-            if spare >= 0:
-                # restart now on the held nodes plus the spare, sorted
-                pool = _grow_i(pool, pool_len + w + 1)
-                noff = pool_len
-                inserted = False
-                k = 0
-                for y in range(w):
-                    v = pool[off + y]
-                    if not inserted and spare < v:
-                        pool[noff + k] = spare
-                        k += 1
-                        inserted = True
-                    pool[noff + k] = v
-                    k += 1
-                if not inserted:
-                    pool[noff + k] = spare
-                    k += 1
-                pool_len += k
-                cur_off[j] = noff
-                cur_cnt[j] = k
-                node_job[spare] = j
-                free_count -= 1
-                state[j] = _RUNNING
-                start_time[j] = now
-                running[nrun] = j
-                run_pos[j] = nrun
-                nrun += 1
-                hsize = _heap_push(ht, hs, hj, hsize, now + exe[j], seq, j)
-                end_seq[j] = seq
-                seq += 1
+                c[_FREE] += 1  # transient: the node stays up, idle
+            fi[2, nf] = c[_FREE]
+            c[_STOLE] = 0
+            a_nodes = _grow(a_nodes, a_noff[c[_NA]] + 2 * N)
+            h_nodes = _grow(h_nodes, h_noff[c[_NH]] + 2 * N)
+            s_nodes = _grow(s_nodes, s_noff[c[_NS]] + N)
+            pool = _grow(pool, c[_POOL] + 2 * N)
+            A = (ar, af, a_noff, a_nodes)
+            S = (sr, sf, s_noff, s_nodes)
+            HO = (holding, hr, hf, h_noff, h_nodes)
+            if state[j] == _HELD:  # a node a failed job keeps while it waits for a stolen one
+                _close_hold(j, now, True, J, pool, HO, c)  # its record shows the node it kept failed
+                _drop_node(j, x, ji, pool)
+                if stealing:
+                    _held_failed(j, now, J, NODES, pool, queue, HO, S, PD, buf, c)
+                else:
+                    c[_ERR] = _E_HELD
+                fi[3, nf] = _R_HELD
             else:
-                for y in range(w):
-                    node_job[pool[off + y]] = -1
-                free_count += w
-                cur_cnt[j] = 0
-                state[j] = _WAITING
-                prio[j] = 3
-                qlen = _queue_insert(queue, qlen, j, prio, submit)
+                _interrupt(j, now, _FAILED, x, _LOSE, 0.0, R, J, pool, running, A, c)
+                if stealing:
+                    _job_failed(j, now, prm, cost, R, final, J, NODES, pool, running, queue, EV, A, HO, S, PD, P2,
+                                buf, c)
+                elif c[_FREE] > 0 and _lowest_free(node_job, up, 1, buf) == 1:
+                    _start(j, now, buf, 1, J, node_job, pool, running, EV, c)  # on a spare node
+                else:
+                    _wait(j, now, J, NODES, pool, queue, HO, c)
+                if c[_STOLE]:
+                    fi[3, nf] = _R_STEAL
+                elif state[j] == _RUNNING:
+                    fi[3, nf] = _R_SPARE
+                else:
+                    fi[3, nf] = _R_WAIT
+            nf += 1
         # submissions
         while nxt_sub < n and submit[nxt_sub] == now:
             state[nxt_sub] = _WAITING
@@ -416,26 +391,35 @@ def _simulate(
         if not useful:
             continue
         # ------------------------------------------------------------ the policy decides
+        if stealing:  # a victim that completed before it would stop hands over
+            for y in range(nend):
+                pid = ji[_PENDV, ended[y]]
+                if pid >= 0:
+                    replan = True
+                    a_nodes = _grow(a_nodes, a_noff[c[_NA]] + N)
+                    h_nodes = _grow(h_nodes, h_noff[c[_NH]] + N)
+                    s_nodes = _grow(s_nodes, s_noff[c[_NS]] + N)
+                    pool = _grow(pool, c[_POOL] + N)
+                    A = (ar, af, a_noff, a_nodes)
+                    S = (sr, sf, s_noff, s_nodes)
+                    HO = (holding, hr, hf, h_noff, h_nodes)
+                    _transfer(pid, now, R, J, NODES, pool, running, queue, EV, A, HO, S, PD, buf, c)
+        conservative = policy == _CONSERVATIVE or stealing
+        rebuild = replan or nfailed > 0 or c[_NREQ] > 0 or (nrecovered > 0 and not knows_downtime)
         nold = 0
-        rebuild = nfailed_nodes > 0 or (nrecovered > 0 and not knows_downtime)
-        if policy == 2 and nend > 0 and not rebuild:
-            nold = qlen  # the queue before this instant's submissions, to compress
-            for y in range(qlen):
+        if conservative and nend > 0 and not rebuild:
+            nold = c[_QLEN]  # the queue before this instant's submissions, to compress
+            for y in range(nold):
                 old[y] = queue[y]
         for y in range(nsub):
-            qlen = _queue_insert(queue, qlen, submitted[y], prio, submit)
+            c[_QLEN] = _queue_insert(queue, c[_QLEN], submitted[y], ji[_PRIO], cf[_SUBMIT])
+        qlen = c[_QLEN]
         nstart = 0  # the jobs to start, in order, go to tmp_p[:nstart]
-        if policy == 2:
+        if conservative:
             if rebuild:
-                # rebuild: running jobs until start + wall, down nodes, then place the queue
-                plen = 1
-                ts[0] = now
-                fr[0] = N
-                _summarize(fr, 1, bsum, 0, 1)  # (no full block yet: nothing)
-                for y in range(nrun):
-                    j = running[y]
-                    plen = _add(ts, fr, plen, bsum, now, start_time[j] + wall[j], -procs[j])
-                plen = _add_downs(ts, fr, plen, bsum, now, N, up, up_at, knows_downtime, down_t, down_c)
+                # the whole plan: running jobs until start + wall, down nodes, holds, then the queue
+                plen = _occupied(ts, fr, bsum, now, N, running, c[_NRUN], start_time, wall, ci[_PROCS], up, up_at,
+                                 knows_downtime, holding, c[_NHOLD], jf[_HUNTIL], cur_cnt)
                 for y in range(qlen):
                     tmp_p[y] = procs[queue[y]]
                     tmp_d[y] = wall[queue[y]]
@@ -476,28 +460,22 @@ def _simulate(
         elif qlen > 0:
             # FCFS and EASY: heads while they fit
             h = 0
-            avail = free_count
+            avail = c[_FREE]
             while h < qlen and procs[queue[h]] <= avail:
                 avail -= procs[queue[h]]
                 tmp_p[nstart] = queue[h]
                 nstart += 1
                 h += 1
             w = 0
-            if policy == 1 and h < qlen and avail > 0:
+            if policy == _EASY and h < qlen and avail > 0:
                 # EASY: reserve the head at its earliest fit, backfill what delays it not.
                 # The profile holds the running jobs before this instant's starts, then the
                 # heads started now (as the reference: they are running when it is built)
-                plen = 1
-                ts[0] = now
-                fr[0] = N
-                _summarize(fr, 1, bsum, 0, 1)  # (no full block yet: nothing)
-                for y in range(nrun):
-                    j = running[y]
-                    plen = _add(ts, fr, plen, bsum, now, start_time[j] + wall[j], -procs[j])
+                plen = _occupied(ts, fr, bsum, now, N, running, c[_NRUN], start_time, wall, ci[_PROCS], up, up_at,
+                                 knows_downtime, holding, 0, jf[_HUNTIL], cur_cnt)
                 for y in range(nstart):
                     j = tmp_p[y]
                     plen = _add(ts, fr, plen, bsum, now, now + wall[j], -procs[j])
-                plen = _add_downs(ts, fr, plen, bsum, now, N, up, up_at, knows_downtime, down_t, down_c)
                 head = queue[h]
                 i = _earliest_fit(ts, fr, plen, bsum, procs[head], wall[head], 0, np.inf, np.inf)
                 if i >= 0:
@@ -523,119 +501,100 @@ def _simulate(
             else:
                 w = qlen  # nothing started: the queue stays as it is
             qlen = w
+        c[_QLEN] = qlen
         # ------------------------------------------------------------ starts, in order
         for y in range(nstart):
             j = tmp_p[y]
             p = procs[j]
-            k = 0
-            for x in range(N):
-                if up[x] and node_job[x] < 0:
-                    sel[k] = x
-                    k += 1
-                    if k == p:
-                        break
-            pool = _grow_i(pool, pool_len + p)
-            cur_off[j] = pool_len
-            cur_cnt[j] = p
-            for x in range(p):
-                pool[pool_len + x] = sel[x]
-                node_job[sel[x]] = j
-            pool_len += p
-            free_count -= p
-            state[j] = _RUNNING
-            start_time[j] = now
-            if math.isnan(first_start[j]):
-                first_start[j] = now
-            running[nrun] = j
-            run_pos[j] = nrun
-            nrun += 1
-            hsize = _heap_push(ht, hs, hj, hsize, now + exe[j], seq, j)
-            end_seq[j] = seq
-            seq += 1
-        if pool_len > pool_limit:  # compact the node pool
-            pool, pool_len = _compact_pool(pool, cur_off, cur_cnt, state)
-    return (a_job[:na], a_idx[:na], a_start[:na], a_end[:na], a_rec[:na], a_sb[:na], a_sa[:na],
-            a_out[:na], a_noff[: na + 1], a_nodes[: a_noff[na]], f_time[:nf], f_node[:nf], f_up[:nf],
-            f_job[:nf], f_idle[:nf], completion, first_start, now)
+            if _lowest_free(node_job, up, p, sel) < p:
+                c[_ERR] = _E_NODES
+                break
+            pool = _grow(pool, c[_POOL] + p)
+            _start(j, now, sel, p, J, node_job, pool, running, EV, c)
+        if c[_ERR] != 0:
+            break
+        if c[_POOL] > pool_limit:  # compact the node pool
+            pool, k = _compact_pool(pool, ji)
+            c[_POOL] = k
+    na, ns, nh = c[_NA], c[_NS], c[_NH]
+    return (ar[:, :na], af[:, :na], a_noff[: na + 1], a_nodes[: a_noff[na]], fi[:, :nf], ff[:, :nf],
+            sr[:, :ns], sf[:, :ns], s_noff[: ns + 1], s_nodes[: s_noff[ns]],
+            hr[:nh], hf[:, :nh], h_noff[: nh + 1], h_nodes[: h_noff[nh]],
+            jf[_COMPL].copy(), jf[_FIRST].copy(), now, c[_ERR])
 
 
-@njit(cache=True)
-def _add_downs(ts, fr, plen, bsum, now, N, up, up_at, knows_downtime, down_t, down_c) -> int:
-    """Occupy each down node until it is back (or for good when the return is not known)."""
-    for x in range(N):
-        if not up[x]:
-            t = up_at[x] if knows_downtime else np.inf
-            plen = _add(ts, fr, plen, bsum, now, t, -1)
-    return plen
+def _policy_code(policy: str) -> tuple[int, int, int, int]:
+    """``(code, timing, victim, criterion)`` of a policy name of :data:`KERNEL_POLICIES`."""
+    code = KERNEL_POLICIES[policy.lower()]
+    if code != _STEALING:
+        return code, 0, 0, 0
+    from ..stealing import STEALING_POLICIES
 
-
-@njit(cache=True)
-def _compact_pool(pool, cur_off, cur_cnt, state):
-    """Copy the node lists of the jobs that hold nodes to the front of a new pool."""
-    total = 0
-    for j in range(cur_cnt.shape[0]):
-        total += cur_cnt[j]
-    new = np.empty(max(16, 2 * total + 16), dtype=np.int64)
-    k = 0
-    for j in range(cur_cnt.shape[0]):
-        c = cur_cnt[j]
-        if c > 0:
-            off = cur_off[j]
-            for y in range(c):
-                new[k + y] = pool[off + y]
-            cur_off[j] = k
-            k += c
-    return new, k
+    p = STEALING_POLICIES[policy.lower()]()
+    return code, p.timing, p.victim, p.criterion
 
 
 def simulate_kernel(workload, policy: str, *, failures, downtime: float, checkpointing, knows_downtime: bool = False,
-                    n_nodes: int | None = None) -> SimulationResult:
+                    n_nodes: int | None = None, victim_tiebreak: str = "release") -> SimulationResult:
     """The run of :class:`coschedule.sim.engine.Simulation` with the policy ``policy`` (a name
-    of :data:`KERNEL_POLICIES`), computed by the compiled kernel (module docstring)."""
+    of :data:`KERNEL_POLICIES`; ``victim_tiebreak`` for node stealing), computed by the compiled
+    kernel (module docstring)."""
     from coschedule.sim.engine import Simulation
 
-    code = KERNEL_POLICIES[policy.lower()]
+    code, timing, victim, criterion = _policy_code(policy)
+    if victim_tiebreak not in ("release", "runtime"):
+        raise ValueError(f"node stealing: victim_tiebreak must be one of release, runtime, got {victim_tiebreak!r}")
     # the same per-job numbers as the reference, computed by the same code
     sim = Simulation(workload, _NoPolicy(), failures=failures, downtime=downtime, checkpointing=checkpointing,
                      n_nodes=n_nodes)
     workload = sim.workload
     N = sim.n_nodes
+    prm = np.array([timing, victim, criterion, int(victim_tiebreak == "runtime"), int(bool(knows_downtime)), N],
+                   dtype=np.int64)
     out = _simulate(
-        code, bool(knows_downtime), N, workload.submit.astype(np.float64), workload.nodes.astype(np.int64),
-        np.array(sim.length), np.array(sim.wall_full), np.array(sim.block),
-        np.array(sim.checkpoints, dtype=np.int64), float(checkpointing.R),
+        code, prm, N, workload.submit.astype(np.float64), workload.nodes.astype(np.int64),
+        workload.length.astype(np.float64), np.array(sim.length), np.array(sim.wall_full), np.array(sim.block),
+        np.array(sim.checkpoints, dtype=np.int64), float(checkpointing.cost), float(checkpointing.R),
+        bool(checkpointing.final_checkpoint),
         sim.failures.times.astype(np.float64), sim.failures.nodes.astype(np.int64), float(sim.downtime),
     )
-    (a_job, a_idx, a_start, a_end, a_rec, a_sb, a_sa, a_out, a_noff, a_nodes,
-     f_time, f_node, f_up, f_job, f_idle, completion, first_start, horizon) = out
+    (ar, af, a_noff, a_nodes, fi, ff, sr, sf, s_noff, s_nodes, hr, hf, h_noff, h_nodes,
+     completion, first_start, horizon, err) = out
+    if err:
+        raise RuntimeError(f"policy {policy!r}: {ERRORS[int(err)]} "
+                           f"(at {float(horizon)}; the reference raises there too)")
+    name = list(range(N)).__getitem__
+
     def make() -> tuple[Attempt, ...]:
         # one int object per node, shared by every attempt's tuple (a tuple of fresh ints would
         # cost 28 more bytes per node of every attempt: gigabytes on a month of Mira)
-        name = list(range(N)).__getitem__
         offs = a_noff.tolist()
         attempts = [
-            Attempt(j, k, s, e, tuple(map(name, a_nodes[offs[x]:offs[x + 1]].tolist())), r, sb, sa,
-                    COMPLETED if o == 0 else FAILED)
-            for x, (j, k, s, e, r, sb, sa, o) in enumerate(zip(
-                a_job.tolist(), a_idx.tolist(), a_start.tolist(), a_end.tolist(), a_rec.tolist(), a_sb.tolist(),
-                a_sa.tolist(), a_out.tolist()))
+            Attempt(j, k, s, e, tuple(map(name, a_nodes[offs[x]:offs[x + 1]].tolist())), r, sb, sa, _OUTCOMES[o], pro)
+            for x, (j, k, o, s, e, r, sb, sa, pro) in enumerate(zip(
+                *(row.tolist() for row in ar), *(row.tolist() for row in af)))
         ]
         attempts.sort(key=lambda a: (a.start, a.job, a.index))
         return tuple(attempts)
 
-    # the built-in policies restart a failed job at once exactly when a node is free
-    records = tuple(FailureRecord(t, x, u, j, i, "idle" if j < 0 else ("spare" if i > 0 else "wait"))
-                    for t, x, u, j, i in
-                    zip(f_time.tolist(), f_node.tolist(), f_up.tolist(), f_job.tolist(), f_idle.tolist()))
+    records = tuple(FailureRecord(t, x, u, j, i, REACTIONS[r])
+                    for x, j, i, r, t, u in zip(*(row.tolist() for row in fi), *(row.tolist() for row in ff)))
+    offs = s_noff.tolist()
+    steals = tuple(StealRecord(d, t, f, v, tuple(s_nodes[offs[k]:offs[k + 1]].tolist()), timing, REASONS[why])
+                   for k, (f, v, why, d, t) in enumerate(zip(*(row.tolist() for row in sr),
+                                                              *(row.tolist() for row in sf))))
+    offs = h_noff.tolist()
+    holds = tuple(HoldRecord(j, s, e, tuple(h_nodes[offs[k]:offs[k + 1]].tolist()))
+                  for k, (j, s, e) in enumerate(zip(hr.tolist(), *(row.tolist() for row in hf))))
     return SimulationResult(
-        workload=sim.workload, policy=_NAMES[code], attempts=LazyAttempts(make, a_job.shape[0]), failures=records,
-        downtime=sim.downtime, checkpointing=checkpointing, length=np.array(sim.length),
+        workload=sim.workload, policy=_NAMES.get(code, policy.lower()), attempts=LazyAttempts(make, ar.shape[1]),
+        failures=records, downtime=sim.downtime, checkpointing=checkpointing, length=np.array(sim.length),
         walltime=np.array(sim.wall_full), checkpoints=np.array(sim.checkpoints, dtype=np.int64),
-        completion=completion, first_start=first_start, horizon=float(horizon),
+        completion=completion, first_start=first_start, horizon=float(horizon), steals=steals, holds=holds,
     )
 
 
-_NAMES = {0: "fcfs", 1: "easy", 2: "conservative"}
+_NAMES = {_FCFS: "fcfs", _EASY: "easy", _CONSERVATIVE: "conservative"}
 
 
 class _NoPolicy:
