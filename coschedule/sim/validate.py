@@ -353,7 +353,7 @@ def _check_steals(result: SimulationResult, by_job: dict[int, list[Attempt]]) ->
         if s.cancelled:
             continue
         give = [a for a in by_job[s.victim] if _close(a.end, s.time) and a.outcome in ("interrupted", "completed")]
-        take = [a for a in by_job[s.failed] if _close(a.start, s.time)]
+        take = [a for a in by_job[s.failed] if _close(a.start, s.time) and set(s.nodes) <= set(a.nodes)]
         if not give or not set(s.nodes) <= set(give[-1].nodes):
             raise InvalidSchedule(f"{where}: no attempt of the victim on nodes {list(s.nodes)} is "
                                   f"interrupted or completes at {_g(s.time)}")

@@ -505,6 +505,17 @@ def test_validator_catches_broken_steals():
     rejected(dataclasses.replace(cancelled, attempts=moved), "after a proactive checkpoint it goes on at 42")
 
 
+def test_validator_two_steals_for_one_job_at_one_instant():
+    """Nodes 0 and 1 of A fail at one instant: A restarts at 10 on C's node (a first attempt over
+    [10, 10), hit by the second failure), then on B's: each steal is checked against the attempt
+    that holds its node, not the first to start then."""
+    w = workload(5, (0, 3, 100, 50), (0, 1, 100, 50), (0, 1, 100, 50))
+    r = run("sfsj", w, trace(5, (10, 0), (10, 1)), downtime=100.0, ck=Checkpointing())
+    assert [(s.time, s.victim, s.nodes) for s in r.steals] == [(10, 2, (4,)), (10, 1, (3,))]
+    assert timeline(r, "A")[1:3] == [("A", 10, 10, (1, 2, 4), "failed", 0, 0),
+                                     ("A", 10, 60, (2, 3, 4), "completed", 0, 0)]
+
+
 def test_summary_reports_the_steals():
     r = toy("sfsj")
     s = summarize(r, prune=0)
