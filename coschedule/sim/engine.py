@@ -493,14 +493,15 @@ class Simulation:
         """Give ``count`` nodes of ``victim`` to ``failed`` now ([Du2024] Algorithm 1): the
         victim was just interrupted (it holds its nodes) or has just completed; the failed job
         (holding its surviving nodes) starts on them plus the victim's ``count`` lowest-index
-        nodes; the victim, if interrupted, goes back to the queue with priority 2 and frees its
-        other nodes. Returns the stolen nodes."""
+        nodes (of a completed victim, among those still up and idle); the victim, if
+        interrupted, goes back to the queue with priority 2 and frees its other nodes. Returns
+        the stolen nodes."""
         if self.state[failed] != HELD:
             raise RuntimeError(f"job {self.workload.ids[failed]} is not a failed job holding nodes")
         if self.state[victim] == HELD:
             pool = self.held[victim]
         elif self.state[victim] == DONE and self.completion[victim] == self.now:
-            pool = self.last_nodes[victim]
+            pool = tuple(x for x in self.last_nodes[victim] if self.up[x] and self.node_job[x] < 0)  # still free
         else:
             raise RuntimeError(f"job {self.workload.ids[victim]} was neither interrupted nor completed now")
         if not 0 < count <= len(pool):

@@ -66,7 +66,7 @@ _NC = 16
 _E_NODES, _E_STEAL, _E_NO_PROACTIVE, _E_HELD, _E_NO_EVENT = 1, 2, 3, 4, 5
 ERRORS = {
     _E_NODES: "a job was to start on nodes that are down or busy",
-    _E_STEAL: "a steal from a victim that was neither interrupted nor completed then, or on nodes not free",
+    _E_STEAL: "a steal from a victim that was neither interrupted nor completed then, or of too many nodes",
     _E_NO_PROACTIVE: "a job took no proactive checkpoint",
     _E_HELD: "a failed job that keeps nodes without a pending steal",
     _E_NO_EVENT: "no event left but jobs have not completed",

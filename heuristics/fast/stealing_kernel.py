@@ -237,8 +237,9 @@ def _record_steal(decided: float, now: float, f: int, v: int, nodes: np.ndarray,
 def _steal(f: int, v: int, count: int, decided: float, now: float, J, NODES, pool: np.ndarray,
            running: np.ndarray, EV, HO, S, buf: np.ndarray, c: np.ndarray) -> None:
     """``Simulation.steal``: ``count`` lowest-index nodes of victim ``v`` (just interrupted: it
-    goes back to the queue with priority 2, the caller enqueues it; or just completed) go to
-    failed job ``f``, which starts now on them and the nodes it keeps."""
+    goes back to the queue with priority 2, the caller enqueues it; or just completed: among its
+    nodes still up and idle) go to failed job ``f``, which starts now on them and the nodes it
+    keeps."""
     ji, jf, ci, cf = J
     node_job, up, up_at = NODES
     st = ji[_STATE, v]
@@ -251,18 +252,17 @@ def _steal(f: int, v: int, count: int, decided: float, now: float, J, NODES, poo
     else:
         c[_ERR] = _E_STEAL
         return
-    if not 0 < count <= cnt:
+    k = 0  # the candidates: all its nodes, or those of a completed victim still up and idle
+    for y in range(cnt):
+        x = pool[off + y]
+        if st == _HELD or (up[x] and node_job[x] < 0):
+            buf[k] = x
+            k += 1
+    if not 0 < count <= k:
         c[_ERR] = _E_STEAL
         return
-    for y in range(count):
-        buf[y] = pool[off + y]
     if st == _HELD:
         _requeue(v, now, _PRIORITY_VICTIM, J, node_job, up, pool, HO, c)
-    else:
-        for y in range(count):
-            if not up[buf[y]] or node_job[buf[y]] >= 0:
-                c[_ERR] = _E_STEAL
-                return
     if jf[_HSINCE, f] >= 0.0:
         _close_hold(f, now, False, J, pool, HO, c)
     _start(f, now, buf, count, J, node_job, pool, running, EV, c)

@@ -299,6 +299,15 @@ def test_t3_victim_that_completes_first_hands_over_at_its_end():
     assert (r.steals[0].time, r.steals[0].nodes) == (80, (3,))
 
 
+def test_t3_victim_completes_as_one_of_its_nodes_fails():
+    """V (nodes 3-4, no checkpoint) completes at 80 as its node 3 fails: node 4 is still up and
+    idle, and A (keeping 1-2 since 40) takes it (the engine once took node 3, down, and raised)."""
+    w = workload(5, (0, 3, 100, 50), (0, 2, 160, 80))
+    r = run("h311", w, trace(5, (40, 0), (80, 3)), downtime=1000.0, ck=Checkpointing())
+    assert [(s.decided, s.time, s.nodes, s.cancelled) for s in r.steals] == [(40, 80, (4,), "")]
+    assert timeline(r, "A")[1][:4] == ("A", 80, 130, (1, 2, 4))
+
+
 # ----------------------------------------------------------------------------- §7.2.3
 
 
