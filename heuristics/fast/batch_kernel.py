@@ -22,6 +22,11 @@ EASY's and FCFS's, and the wrapper that builds the reference's records
 
 Without numba the kernel runs as plain Python (correct, slower than the reference):
 :func:`coschedule.batch.run_batch` then uses the reference.
+
+Developers: numba's on-disk cache keeps :func:`_simulate` with everything it calls compiled in,
+and re-compiles it only when *this* file changes (its content; numba issue 1833). After editing
+:mod:`.batch_engine`, :mod:`.stealing_kernel` or :mod:`coschedule.sim.profile` alone, clear the
+cache (:data:`coschedule.jit.CACHE_DIR`) or the tests run the old kernel.
 """
 
 from __future__ import annotations
