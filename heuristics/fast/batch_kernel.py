@@ -47,7 +47,16 @@ from coschedule.sim.engine import (
     SimulationResult,
     StealRecord,
 )
-from coschedule.sim.profile import _add, _advance, _compress, _earliest_fit, _first_below, _place, summary_size
+from coschedule.sim.profile import (
+    _add,
+    _advance,
+    _earliest_fit,
+    _first_below,
+    _lower_bound,
+    _place,
+    _prefix_max,
+    summary_size,
+)
 
 from .batch_engine import (
     _BLOCK,
@@ -131,6 +140,63 @@ KERNEL_POLICIES: dict[str, int] = _kernel_policies()
 
 _OUTCOMES = (COMPLETED, FAILED, INTERRUPTED, CHECKPOINTED)
 _R_IDLE, _R_SPARE, _R_STEAL, _R_WAIT, _R_HELD = range(5)  # the REACTIONS of the failure records
+
+
+@njit(cache=True)
+def _compress_moving(
+    ts: np.ndarray, fr: np.ndarray, length: int, bsum: np.ndarray, pm: np.ndarray,
+    procs: np.ndarray, durations: np.ndarray, starts: np.ndarray,
+) -> int:
+    """The profile's :func:`~coschedule.sim.profile._compress` (the reference's
+    ``AvailabilityProfile.compress``), with the same starts and the same profile arrays, doing the
+    take-out and put-back only for the jobs that move.
+
+    Job ``j`` (``p`` nodes for ``d``, reserved at ``s``), once taken out, fits at a breakpoint
+    ``t < s`` exactly when the profile as it is has ``p`` free nodes on ``[t, min(t + d, s))``:
+    on ``[s, t + d)`` it gets its own ``p`` nodes back, and no segment has fewer than 0 free nodes.
+    That is the profile's earliest fit bounded in time at ``s`` (``until = known = s``), on the
+    profile as it is: the same ``t`` as the reference's search once the job is out. When there is
+    none, the reference puts the job back at ``s``, which changes nothing when ``s`` and ``s + d``
+    are breakpoints (the usual case; otherwise it takes the reference's path). A job that moves is
+    taken out and put back as in the reference; the prefix maximum ``pm`` (``_compress``'s test
+    that a job cannot start earlier) is recomputed from its new start on only. Without the
+    invariant (a segment below 0 free nodes) every job takes the reference's path."""
+    _prefix_max(fr, length, pm)
+    nonneg = True
+    for x in range(length):
+        if fr[x] < 0:
+            nonneg = False
+            break
+    for j in range(procs.shape[0]):
+        s = starts[j]
+        p = procs[j]
+        if s <= ts[0] or s == np.inf:
+            continue
+        k = _lower_bound(ts, length, s)  # segments 0 .. k-1 start before s
+        if pm[k - 1] < p:
+            continue
+        d = durations[j]
+        i = -1
+        if nonneg:
+            i = _earliest_fit(ts, fr, length, bsum, p, d, 0, s, s)
+            if i < 0 or ts[i] >= s:  # it stays: nothing to do if s and s + d are breakpoints
+                i = -1
+                e = _lower_bound(ts, length, s + d)
+                if k < length and ts[k] == s and (e < length and ts[e] == s + d or s + d == np.inf):
+                    continue
+        length = _add(ts, fr, length, bsum, s, s + d, p)  # take it out (inserting at s and after)
+        if i < 0:  # the reference's search
+            i = _earliest_fit(ts, fr, length, bsum, p, d, 0, np.inf, np.inf)
+        s2 = ts[i]  # (i: the same breakpoint before and after the take-out, which inserts at s and after)
+        starts[j] = s2
+        length = _add(ts, fr, length, bsum, s2, s2 + d, -p)
+        # entries before s2's index i are unchanged (the changes start at s2, the insertions after)
+        best = pm[i - 1] if i > 0 else fr[0]
+        for x in range(i, length):
+            if fr[x] > best:
+                best = fr[x]
+            pm[x] = best
+    return length
 
 
 @njit(cache=True)
@@ -244,6 +310,7 @@ def _simulate(
     ts = np.empty(cap_p)
     fr = np.empty(cap_p, dtype=np.int64)
     bsum = np.empty(summary_size(cap_p), dtype=np.int64)
+    pm = np.empty(cap_p, dtype=np.int64)  # the compression's prefix maximum
     plen = 1
     ts[0] = 0.0
     fr[0] = N
@@ -441,7 +508,7 @@ def _simulate(
                         tmp_p[y] = procs[old[y]]
                         tmp_d[y] = wall[old[y]]
                         tmp_s[y] = reserved[old[y]]
-                    plen = _compress(ts, fr, plen, bsum, tmp_p[:nold], tmp_d[:nold], tmp_s[:nold])
+                    plen = _compress_moving(ts, fr, plen, bsum, pm, tmp_p[:nold], tmp_d[:nold], tmp_s[:nold])
                     for y in range(nold):
                         reserved[old[y]] = tmp_s[y]
                 if nsub > 0:
@@ -568,11 +635,11 @@ def simulate_kernel(workload, policy: str, *, failures, downtime: float, checkpo
     if err:
         raise RuntimeError(f"policy {policy!r}: {ERRORS[int(err)]} "
                            f"(at {float(horizon)}; the reference raises there too)")
+    # one int object per node, shared by every record's tuple (a tuple of fresh ints would cost 28
+    # more bytes per node of every attempt and hold: gigabytes on a month of Mira)
     name = list(range(N)).__getitem__
 
     def make() -> tuple[Attempt, ...]:
-        # one int object per node, shared by every attempt's tuple (a tuple of fresh ints would
-        # cost 28 more bytes per node of every attempt: gigabytes on a month of Mira)
         offs = a_noff.tolist()
         attempts = [
             Attempt(j, k, s, e, tuple(map(name, a_nodes[offs[x]:offs[x + 1]].tolist())), r, sb, sa, _OUTCOMES[o], pro)
@@ -585,11 +652,12 @@ def simulate_kernel(workload, policy: str, *, failures, downtime: float, checkpo
     records = tuple(FailureRecord(t, x, u, j, i, REACTIONS[r])
                     for x, j, i, r, t, u in zip(*(row.tolist() for row in fi), *(row.tolist() for row in ff)))
     offs = s_noff.tolist()
-    steals = tuple(StealRecord(d, t, f, v, tuple(s_nodes[offs[k]:offs[k + 1]].tolist()), timing, REASONS[why])
+    steals = tuple(StealRecord(d, t, f, v, tuple(map(name, s_nodes[offs[k]:offs[k + 1]].tolist())), timing,
+                               REASONS[why])
                    for k, (f, v, why, d, t) in enumerate(zip(*(row.tolist() for row in sr),
                                                               *(row.tolist() for row in sf))))
     offs = h_noff.tolist()
-    holds = tuple(HoldRecord(j, s, e, tuple(h_nodes[offs[k]:offs[k + 1]].tolist()))
+    holds = tuple(HoldRecord(j, s, e, tuple(map(name, h_nodes[offs[k]:offs[k + 1]].tolist())))
                   for k, (j, s, e) in enumerate(zip(hr.tolist(), *(row.tolist() for row in hf))))
     return SimulationResult(
         workload=sim.workload, policy=_NAMES.get(code, policy.lower()), attempts=LazyAttempts(make, ar.shape[1]),
