@@ -8,6 +8,11 @@ their cache, reading the trace, simulating) is counted:
   jobs on 49,152 nodes, seed 0) under Baseline (conservative backfilling) with failures: platform
   MTBF 1 h (``node_mtbf`` = 49,152 h), downtime D = 1 h, checkpoints C = R = 5 min, failure seed 1
   ([Du2024] §6.1's scenario);
+* ``mira-sfsj``, ``mira-h321``: the same month and failure trace under node stealing, SFSJ (H111)
+  and H321, the costliest of the 18 variants there (:data:`MIRA_COSTLIEST`); with
+  ``-reference`` (and ``mira-reference`` for Baseline) the same through the reference event loop.
+  :meth:`BatchBench.mira_ratios` divides their times by Baseline's kernel time (case ``mira``)
+  measured in the same run;
 * ``lanl-easy``, ``lanl-conservative``: the bundled LANL-CM5 log (122,055 jobs, 1,024 nodes),
   failure-free;
 * ``kth-easy``, ``kth-conservative``: the bundled KTH-SP2 log (28,467 jobs, 100 nodes),
@@ -54,6 +59,7 @@ from .sim.workload import Workload
 __all__ = [
     "ACCASIM_VERSION",
     "BATCH_CASES",
+    "MIRA_COSTLIEST",
     "AccasimRun",
     "BatchBench",
     "BatchRun",
@@ -69,9 +75,21 @@ KTH, LANL = "KTH-SP2-1996-2.1-cln", "LANL-CM5-1994-4.1-cln"
 #: [Du2024] §6.1: platform MTBF 1 h on 49,152 nodes, D = 1 h, C = R = 5 min
 MIRA_FAILURES = {"node_mtbf": 49152 * 3600.0, "downtime": 3600.0, "checkpoint_cost": 300.0, "seed": 1}
 
+#: the costliest node-stealing variant on the Mira-like month of case ``mira`` (the kernel's CPU
+#: for each of the 18, measured once: H321 2.2x Baseline's, then H322, H311 and H312; the T3
+#: variants keep failed jobs' nodes idle longest, and the queue to plan is about twice as long)
+MIRA_COSTLIEST = "h321"
+_MIRA = {"mira": "2018-03", "seed": 0, "failures": MIRA_FAILURES}
+
 #: case name -> what the child process simulates
 BATCH_CASES: dict[str, dict[str, Any]] = {
-    "mira": {"mira": "2018-03", "seed": 0, "policy": "conservative", "failures": MIRA_FAILURES},
+    "mira": {**_MIRA, "policy": "conservative"},
+    # node stealing on the same month and failure trace (compiled kernel, then the reference)
+    "mira-sfsj": {**_MIRA, "policy": "sfsj"},
+    f"mira-{MIRA_COSTLIEST}": {**_MIRA, "policy": MIRA_COSTLIEST},
+    "mira-reference": {**_MIRA, "policy": "conservative", "backend": "reference"},
+    "mira-sfsj-reference": {**_MIRA, "policy": "sfsj", "backend": "reference"},
+    f"mira-{MIRA_COSTLIEST}-reference": {**_MIRA, "policy": MIRA_COSTLIEST, "backend": "reference"},
     "lanl-easy": {"trace": LANL, "policy": "easy"},
     "lanl-conservative": {"trace": LANL, "policy": "conservative"},
     "kth-easy": {"trace": KTH, "policy": "easy"},
@@ -104,6 +122,9 @@ class BatchRun:
     failure_count: int
     #: a second simulation of the case in the same process: the kernels already loaded
     sim_warm_cpu_s: float | None = None
+    #: node stealing: the steals done (cancelled ones not counted)
+    steals: int = 0
+    backend: str = "auto"
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -170,9 +191,26 @@ class BatchBench:
             out[f"whole_vs_{policy}"] = whole
         return out
 
+    def mira_ratios(self) -> dict[str, dict[str, float | None]]:
+        """Each other ``mira*`` case's simulation CPU (first and warm) over Baseline's kernel on
+        the same month and failure trace (case ``mira``) in this run; ``None`` when ``mira`` was
+        not run."""
+        base = self.run("mira")
+        out: dict[str, dict[str, float | None]] = {}
+        for r in self.runs:
+            if not r.case.startswith("mira-"):
+                continue
+            sim = warm = None
+            if base is not None and base.sim_cpu_s > 0:
+                sim = r.sim_cpu_s / base.sim_cpu_s
+            if base is not None and base.sim_warm_cpu_s and r.sim_warm_cpu_s is not None:
+                warm = r.sim_warm_cpu_s / base.sim_warm_cpu_s
+            out[r.case] = {"sim": sim, "warm": warm}
+        return out
+
     def to_dict(self) -> dict[str, Any]:
         return {"cores": self.cores, "runs": [r.to_dict() for r in self.runs],
-                "accasim": self.accasim.to_dict(), "ratios": self.ratios()}
+                "accasim": self.accasim.to_dict(), "ratios": self.ratios(), "mira_ratios": self.mira_ratios()}
 
 
 # ------------------------------------------------------------------------------ workloads
@@ -242,7 +280,8 @@ def batch_child(argv: Sequence[str] | None = None) -> None:
     out: dict[str, Any] = {"workload": w.name, "jobs": w.n, "n_nodes": w.n_nodes, "sim_cpu_s": cpu,
                            "sim_warm_cpu_s": warm,
                            "rss_before_mb": before, "peak_rss_mb": _maxrss_mb(),
-                           "attempts": len(result.attempts), "failure_count": len(result.failures)}
+                           "attempts": len(result.attempts), "failure_count": len(result.failures),
+                           "steals": sum(1 for st in result.steals if not st.cancelled)}
     if spec.get("starts"):
         out["starts"] = dict(zip(w.ids, result.first_start.tolist()))
     print(json.dumps(out))
@@ -282,7 +321,8 @@ def _case(name: str, spec: dict[str, Any], repeat: int) -> BatchRun:
         what = (f"node MTBF {failures['node_mtbf'] / 3600:g} h, D {failures['downtime'] / 3600:g} h, "
                 f"C = R {failures['checkpoint_cost'] / 60:g} min, seed {failures['seed']}")
     return BatchRun(name, best["workload"], best["jobs"], best["n_nodes"], spec["policy"], what, repeat,
-                    sim, cpu, wall, best["rss_before_mb"], peak, best["attempts"], best["failure_count"], warm)
+                    sim, cpu, wall, best["rss_before_mb"], peak, best["attempts"], best["failure_count"], warm,
+                    best.get("steals", 0), spec.get("backend", "auto"))
 
 
 # ------------------------------------------------------------------------------ AccaSim

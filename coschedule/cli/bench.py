@@ -250,10 +250,10 @@ def _num(value: float | None, spec: str, unit: str = "") -> str:
 
 def _bench_batch(args: argparse.Namespace, tty: bool) -> int:
     from ..bench import NOT_MEASURED
-    from ..bench_batch import BATCH_CASES, bench_batch
+    from ..bench_batch import BATCH_CASES, MIRA_COSTLIEST, bench_batch
 
     if args.quick:
-        cases: list[str] = ["mira", "kth-easy", "kth-conservative"]
+        cases: list[str] = ["mira", "mira-sfsj", f"mira-{MIRA_COSTLIEST}", "kth-easy", "kth-conservative"]
     else:
         cases = list(BATCH_CASES)
     if args.cases:
@@ -275,7 +275,21 @@ def _bench_batch(args: argparse.Namespace, tty: bool) -> int:
         warm = "-" if r.sim_warm_cpu_s is None else f"{r.sim_warm_cpu_s:.2f}"
         print(f"{r.case:<{width}} {r.jobs:>7,} {r.n_nodes:>6,} {r.policy:<12} {r.sim_cpu_s:8.2f} {warm:>6} {r.whole_cpu_s:9.2f} "
               f"{r.whole_wall_s:10.2f} {r.peak_rss_mb:6.0f} MB {r.rss_before_mb:4.0f} MB  {r.failures}"
-              + (f" ({r.failure_count:,} failures, {r.attempts:,} attempts)" if r.failure_count else ""))
+              + (f" ({r.failure_count:,} failures, {r.attempts:,} attempts"
+                 + (f", {r.steals:,} steals" if r.steals else "") + ")" if r.failure_count else ""))
+    mira = bench.mira_ratios()
+    if mira:
+        base = bench.run("mira")
+        print("\nthe Mira-like month, its failure trace, against Baseline's kernel (case mira) in this run"
+              + ("" if base is None else f" ({base.sim_cpu_s:.2f} s, warm {_num(base.sim_warm_cpu_s, '.2f', ' s')})")
+              + ":")
+        for r in bench.runs:
+            if r.case in mira:
+                q = mira[r.case]
+                what = "kernel" if r.backend != "reference" else "reference"
+                print(f"  {r.case:<{width}} {r.policy:<12} {what:<9} sim CPU {r.sim_cpu_s:6.2f} s = "
+                      f"{_num(q['sim'], '.2f', 'x')}, warm {_num(r.sim_warm_cpu_s, '.2f', ' s')} = "
+                      f"{_num(q['warm'], '.2f', 'x')}")
     a = bench.accasim
     print(f"\nAccaSim 1.1.3, EASYBackfilling + FirstFit, on KTH-SP2 failure-free: {a.status}")
     ratios = bench.ratios()
@@ -322,8 +336,9 @@ def register(sub: Any) -> None:
         "Ctrl-C or SIGTERM: exit status 143); with --baseline-binary also the authors' simulator on "
         "the cells it can run.\n"
         "  batch     the batch simulator, each case in a fresh process (CPU, wall, peak memory): a "
-        "Mira-like month with failures (Baseline), LANL-CM5 and KTH-SP2 failure-free (EASY and "
-        "conservative); AccaSim 1.1.3's EASY on KTH-SP2 when installed (pip install "
+        "Mira-like month with failures (Baseline, node stealing SFSJ and H321, each also through the "
+        "reference event loop; their CPU against Baseline's kernel), LANL-CM5 and KTH-SP2 failure-free "
+        "(EASY and conservative); AccaSim 1.1.3's EASY on KTH-SP2 when installed (pip install "
         "'coschedule-hpc[accasim]'), its CPU against ours and its start times against our EASY's.\n"
         "--baseline-binary PATH: the authors' C++ simulator (github.com/vlefevre/job-scheduling, "
         "main.cpp) or any program with its interface: PATH INSTANCE FAILURES COUNT, INSTANCE = first "
@@ -339,7 +354,7 @@ def register(sub: Any) -> None:
         "  coschedule bench rlist --baseline-binary ./job-scheduling/main   # and the authors' simulator\n"
         "  coschedule bench campaign                 # a tenth of Fig. 5 (about 5 min on 2 cores)\n"
         "  coschedule bench campaign --spec campaigns/fig5.toml   # the full Fig. 5 (about 46 min)\n"
-        "  coschedule bench batch                    # about 2 minutes with AccaSim\n"
+        "  coschedule bench batch                    # about 4 minutes with AccaSim\n"
         "  coschedule bench batch --cases kth-easy --no-accasim --json\n",
     )
     p.add_argument("suite", choices=["kinp", "rlist", "campaign", "batch"],

@@ -102,3 +102,30 @@ def test_cli_prints_not_measured(tiny_cases, capsys):
     assert data["ratios"] == {"sim_vs_easy": None, "warm_vs_easy": None, "whole_vs_easy": None,
                               "sim_vs_conservative": None, "warm_vs_conservative": None, "whole_vs_conservative": None}
     assert data["runs"][0]["sim_warm_cpu_s"] >= 0  # the second simulation in the child
+
+
+def test_mira_ratios_only_from_measurements():
+    """Node stealing against Baseline's kernel on the same month: only when case mira ran."""
+    base = bb.BatchRun("mira", "mira", 10, 100, "conservative", "f", 1, 2.0, 3.0, 3.0, 100.0, 110.0, 10, 5, 1.0)
+    steal = bb.BatchRun("mira-sfsj", "mira", 10, 100, "sfsj", "f", 1, 3.0, 4.0, 4.0, 100.0, 110.0, 10, 5, 1.5, steals=2)
+    none = bb.AccasimRun("not measured: x")
+    assert bb.BatchBench((base, steal), none, 2).mira_ratios() == {"mira-sfsj": {"sim": 1.5, "warm": 1.5}}
+    assert bb.BatchBench((steal,), none, 2).mira_ratios() == {"mira-sfsj": {"sim": None, "warm": None}}
+    assert bb.BatchBench((base,), none, 2).mira_ratios() == {}
+    assert bb.BATCH_CASES[f"mira-{bb.MIRA_COSTLIEST}"]["policy"] == bb.MIRA_COSTLIEST
+    for case in ("mira-sfsj", f"mira-{bb.MIRA_COSTLIEST}", "mira-sfsj-reference", "mira-reference"):
+        assert bb.BATCH_CASES[case]["failures"] == bb.BATCH_CASES["mira"]["failures"]  # the same trace
+
+
+def test_cli_prints_the_ratios_to_baseline(monkeypatch, capsys):
+    monkeypatch.setitem(bb.BATCH_CASES, "mira", {"trace": "tiny", "policy": "conservative"})
+    monkeypatch.setitem(bb.BATCH_CASES, "mira-sfsj", {"trace": "tiny", "policy": "sfsj"})
+    assert main(["bench", "batch", "--cases", "mira,mira-sfsj", "--no-accasim"]) == 0
+    out = capsys.readouterr().out
+    assert "against Baseline's kernel (case mira) in this run" in out
+    line = next(x for x in out.splitlines() if x.strip().startswith("mira-sfsj") and "sim CPU" in x)
+    assert "sfsj" in line and "kernel" in line and "x" in line and "not measured" not in line
+    assert main(["bench", "batch", "--cases", "mira-sfsj", "--no-accasim"]) == 0
+    out = capsys.readouterr().out
+    line = next(x for x in out.splitlines() if x.strip().startswith("mira-sfsj") and "sim CPU" in x)
+    assert "= not measured" in line  # no Baseline measured in that run: no ratio
