@@ -75,9 +75,10 @@ KTH, LANL = "KTH-SP2-1996-2.1-cln", "LANL-CM5-1994-4.1-cln"
 #: [Du2024] §6.1: platform MTBF 1 h on 49,152 nodes, D = 1 h, C = R = 5 min
 MIRA_FAILURES = {"node_mtbf": 49152 * 3600.0, "downtime": 3600.0, "checkpoint_cost": 300.0, "seed": 1}
 
-#: the costliest node-stealing variant on the Mira-like month of case ``mira`` (the kernel's CPU
-#: for each of the 18, measured once: H321 2.2x Baseline's, then H322, H311 and H312; the T3
-#: variants keep failed jobs' nodes idle longest, and the queue to plan is about twice as long)
+#: the costliest node-stealing variant on the Mira-like month of case ``mira``: the kernel's CPU for
+#: each of the 18, measured twice (docs/benchmarks.md), H321 first both times (2.2x and 2.5x
+#: Baseline's), then H322, H312 and H311: under T3 failed jobs keep their nodes idle until the
+#: victim's next checkpoint, and the queue conservative backfilling plans is about twice as long
 MIRA_COSTLIEST = "h321"
 _MIRA = {"mira": "2018-03", "seed": 0, "failures": MIRA_FAILURES}
 
