@@ -36,7 +36,6 @@ import math
 import numpy as np
 
 from coschedule.jit import njit
-
 from coschedule.sim.profile import _add
 
 # job states (as coschedule.sim.engine)
@@ -79,7 +78,7 @@ def _saved_count(elapsed: float, block: float, checkpoints: int) -> int:
     completes in ``elapsed`` after its recovery; a checkpoint ending exactly then counts."""
     if checkpoints <= 0 or elapsed <= 0:
         return 0
-    m = int(math.floor(elapsed / block))
+    m = int(math.floor(elapsed / block))  # noqa: RUF046 - as the reference
     if (m + 1) * block <= elapsed:  # a quotient rounded down
         m += 1
     return min(m, checkpoints)
@@ -185,7 +184,7 @@ def _queue_insert(queue: np.ndarray, qlen: int, j: int, prio: np.ndarray, submit
 @njit(cache=True)
 def _enqueue(j: int, queue: np.ndarray, J, c: np.ndarray) -> None:
     """The policy's ``_enqueue``: ``j`` into the queue at its place."""
-    ji, jf, ci, cf = J
+    ji, cf = J[0], J[3]
     c[_QLEN] = _queue_insert(queue, c[_QLEN], j, ji[_PRIO], cf[_SUBMIT])
 
 
@@ -220,7 +219,7 @@ def _leave_running(j: int, running: np.ndarray, ji: np.ndarray, c: np.ndarray) -
 def _record_attempt(j: int, now: float, outcome: int, before: float, proactive: float, J, pool: np.ndarray,
                     A, c: np.ndarray) -> None:
     """The record of ``j``'s attempt ending now on its current nodes (``Attempt``)."""
-    ji, jf, ci, cf = J
+    ji, jf = J[0], J[1]
     ar, af, a_noff, a_nodes = A
     na = c[_NA]
     off = ji[_OFF, j]
@@ -246,7 +245,7 @@ def _complete(j: int, now: float, J, node_job: np.ndarray, pool: np.ndarray, run
               c: np.ndarray) -> None:
     """``Simulation._end``: ``j`` completes now; its nodes are free (and remembered for the
     instant)."""
-    ji, jf, ci, cf = J
+    ji, jf = J[0], J[1]
     _record_attempt(j, now, _COMPLETED, jf[_SAVED, j], 0.0, J, pool, A, c)
     off = ji[_OFF, j]
     cnt = ji[_CNT, j]
@@ -268,7 +267,7 @@ def _start(j: int, now: float, extra: np.ndarray, nextra: int, J, node_job: np.n
     """``Simulation.start``: ``j`` (waiting, or failed and holding nodes) starts now on the nodes
     it holds plus ``extra[:nextra]`` (sorted, up and idle); its end is pushed. The caller has
     closed its hold (the reference does it inside ``start``; nothing in between reads it)."""
-    ji, jf, ci, cf = J
+    ji, jf = J[0], J[1]
     ht, hs, hj = EV
     off = ji[_OFF, j]
     cnt = ji[_CNT, j]
@@ -324,7 +323,7 @@ def _interrupt(j: int, now: float, outcome: int, failed_node: int, mode: int, gi
             if stop == now and outcome != _CHECKPOINTED:
                 c[_ERR] = _E_NO_PROACTIVE
             x = stop - start - jf[_RECOV, j]
-            if 0.0 > x:  # max(x, 0.0)
+            if 0.0 > x:  # noqa: PLR1730 - max(x, 0.0) as Python evaluates it
                 x = 0.0
             given = before + x
         jf[_SAVED, j] = given
@@ -366,7 +365,7 @@ def _drop_node(j: int, x: int, ji: np.ndarray, pool: np.ndarray) -> None:
 @njit(cache=True)
 def _hold(j: int, now: float, until: float, J, HO, c: np.ndarray) -> None:
     """``Simulation.hold``: failed job ``j`` keeps its nodes idle until ``until`` (planned)."""
-    ji, jf, ci, cf = J
+    ji, jf = J[0], J[1]
     holding = HO[0]
     jf[_HUNTIL, j] = until
     jf[_HSINCE, j] = now
@@ -380,7 +379,7 @@ def _hold(j: int, now: float, until: float, J, HO, c: np.ndarray) -> None:
 def _close_hold(j: int, now: float, keep_empty: bool, J, pool: np.ndarray, HO, c: np.ndarray) -> None:
     """``Simulation._close_hold``: ``j``'s hold ends now; its record (``HoldRecord``) unless it
     lasted no time (and ``keep_empty`` is false)."""
-    ji, jf, ci, cf = J
+    ji, jf = J[0], J[1]
     holding, hr, hf, h_noff, h_nodes = HO
     since = jf[_HSINCE, j]
     jf[_HSINCE, j] = -1.0
@@ -409,7 +408,7 @@ def _requeue(j: int, now: float, priority: int, J, node_job: np.ndarray, up: np.
              c: np.ndarray) -> None:
     """``Simulation.requeue``: failed (or interrupted) job ``j`` releases its nodes and waits
     with ``priority``; the caller puts it in the queue."""
-    ji, jf, ci, cf = J
+    ji, jf = J[0], J[1]
     if jf[_HSINCE, j] >= 0.0:
         _close_hold(j, now, False, J, pool, HO, c)
     off = ji[_OFF, j]

@@ -63,8 +63,8 @@ from .batch_engine import (
     _CNT,
     _COMPL,
     _E_HELD,
-    _E_NODES,
     _E_NO_EVENT,
+    _E_NODES,
     _ENDSEQ,
     _ERR,
     _EXE,
@@ -72,6 +72,7 @@ from .batch_engine import (
     _FIRST,
     _FREE,
     _HELD,
+    _HOLDPOS,
     _HSINCE,
     _HSIZE,
     _HUNTIL,
@@ -90,7 +91,6 @@ from .batch_engine import (
     _PAUSED,
     _PENDF,
     _PENDV,
-    _HOLDPOS,
     _POOL,
     _PRIO,
     _PROCS,
@@ -112,7 +112,6 @@ from .batch_engine import (
     _compact_pool,
     _complete,
     _drop_node,
-    _enqueue,
     _grow,
     _heap_pop,
     _interrupt,
@@ -193,8 +192,7 @@ def _compress_moving(
         # entries before s2's index i are unchanged (the changes start at s2, the insertions after)
         best = pm[i - 1] if i > 0 else fr[0]
         for x in range(i, length):
-            if fr[x] > best:
-                best = fr[x]
+            best = max(best, fr[x])
             pm[x] = best
     return length
 
@@ -245,7 +243,6 @@ def _simulate(
     state = ji[_STATE]
     cur_cnt = ji[_CNT]
     end_seq = ji[_ENDSEQ]
-    exe = jf[_EXE]
     wall = jf[_WALL]
     start_time = jf[_START]
     c = np.zeros(_NC, dtype=np.int64)

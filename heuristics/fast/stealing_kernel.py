@@ -35,10 +35,17 @@ from coschedule.jit import njit
 from coschedule.sim.profile import _add, _advance, _earliest_fit
 
 from .batch_engine import (
+    _BLOCK,
+    _CHECKPOINTED,
     _CNT,
+    _COMPL,
     _DONE,
     _E_HELD,
     _E_STEAL,
+    _ENDSEQ,
+    _ERR,
+    _EXE,
+    _FREE,
     _HELD,
     _HSINCE,
     _HUNTIL,
@@ -46,6 +53,7 @@ from .batch_engine import (
     _K,
     _LASTCNT,
     _LASTOFF,
+    _LENGTH,
     _LOSE,
     _NHOLD,
     _NP,
@@ -70,14 +78,6 @@ from .batch_engine import (
     _WALL,
     _WALLFULL,
     _WORK,
-    _BLOCK,
-    _CHECKPOINTED,
-    _COMPL,
-    _ENDSEQ,
-    _ERR,
-    _EXE,
-    _FREE,
-    _LENGTH,
     _WSEQ,
     _WSIZE,
     _close_hold,
@@ -125,7 +125,7 @@ def _stop_point(
     m = _saved_count(p, block, K) if enabled else 0
     done = U
     if m:
-        done = m * B if m * B > U else U  # max(U, m B)
+        done = m * B if m * B > U else U  # noqa: FURB136 - max(U, m B) as Python evaluates it
     if timing == 1 or (timing == 2 and not enabled):
         return 0.0, done, False, False
     if m < K:
@@ -240,8 +240,8 @@ def _steal(f: int, v: int, count: int, decided: float, now: float, J, NODES, poo
     goes back to the queue with priority 2, the caller enqueues it; or just completed: among its
     nodes still up and idle) go to failed job ``f``, which starts now on them and the nodes it
     keeps."""
-    ji, jf, ci, cf = J
-    node_job, up, up_at = NODES
+    ji, jf = J[0], J[1]
+    node_job, up = NODES[0], NODES[1]
     st = ji[_STATE, v]
     if st == _HELD:
         off = ji[_OFF, v]
@@ -273,7 +273,7 @@ def _steal(f: int, v: int, count: int, decided: float, now: float, J, NODES, poo
 @njit(cache=True)
 def _wait(j: int, now: float, J, NODES, pool: np.ndarray, queue: np.ndarray, HO, c: np.ndarray) -> None:
     """``NodeStealing._wait``: ``j`` back to the queue with priority 3."""
-    node_job, up, up_at = NODES
+    node_job, up = NODES[0], NODES[1]
     _requeue(j, now, _PRIORITY_FAILED, J, node_job, up, pool, HO, c)
     _enqueue(j, queue, J, c)
 
@@ -283,7 +283,7 @@ def _cancel(pid: int, reason: int, now: float, J, NODES, pool: np.ndarray, queue
             buf: np.ndarray, c: np.ndarray) -> None:
     """``NodeStealing._cancel``: steal ``pid`` will not happen; its failed job waits in the
     queue (a suspended victim goes on at its wake-up)."""
-    ji, jf, ci, cf = J
+    ji = J[0]
     pi, pf = PD[0], PD[1]
     f = pi[0, pid]
     v = pi[1, pid]
@@ -369,7 +369,7 @@ def _held_failed(j: int, now: float, J, NODES, pool: np.ndarray, queue: np.ndarr
     """``NodeStealing.job_failed`` for a failed job ``j`` that keeps nodes and lost one more
     (§7.2.3, second case): cancel when the victim has fewer nodes than it lost or it has none
     left, else wait on for the same victim."""
-    ji, jf, ci, cf = J
+    ji, ci = J[0], J[2]
     pi, pf = PD[0], PD[1]
     pid = ji[_PENDF, j]
     if pid < 0:
@@ -389,8 +389,8 @@ def _transfer(pid: int, now: float, R: float, J, NODES, pool: np.ndarray, runnin
               EV, A, HO, S, PD, buf: np.ndarray, c: np.ndarray) -> None:
     """``NodeStealing._transfer``: the victim stops now (or has just completed) and its nodes
     go to the failed job."""
-    ji, jf, ci, cf = J
-    node_job, up, up_at = NODES
+    ji = J[0]
+    node_job, up = NODES[0], NODES[1]
     pi, pf = PD[0], PD[1]
     f = pi[0, pid]
     v = pi[1, pid]
@@ -424,7 +424,7 @@ def _resume(v: int, now: float, R: float, J, node_job: np.ndarray, pool: np.ndar
             buf: np.ndarray, c: np.ndarray) -> None:
     """``Simulation.resume``: suspended ``v`` has taken its proactive checkpoint and goes on at
     once on the same nodes, without recovery (its steal was cancelled)."""
-    ji, jf, ci, cf = J
+    jf, cf = J[1], J[3]
     _interrupt(v, now, _CHECKPOINTED, -1, _PROACTIVE, 0.0, R, J, pool, running, A, c)
     jf[_RECOV, v] = 0.0
     jf[_EXE, v] = cf[_LENGTH, v] - jf[_SAVED, v]
@@ -437,7 +437,7 @@ def _wake(pid: int, now: float, R: float, J, NODES, pool: np.ndarray, running: n
           A, HO, S, PD, buf: np.ndarray, c: np.ndarray) -> None:
     """``NodeStealing.wake``: the victim's checkpoint is done; the node changes hands, or (the
     steal cancelled) a victim still in that proactive checkpoint goes on."""
-    ji, jf, ci, cf = J
+    ji, jf = J[0], J[1]
     pi, pf = PD[0], PD[1]
     if ji[_PENDF, pi[0, pid]] != pid:  # cancelled
         v = pi[1, pid]

@@ -11,13 +11,13 @@ from collections import Counter
 
 import numpy as np
 import pytest
+from coschedule.heuristics.stealing import STEALING_POLICIES
 from hypothesis import given
 from hypothesis import strategies as st
 
 from coschedule import jit
 from coschedule.batch import _use_kernel, run_batch
 from coschedule.data import traces_dir
-from coschedule.heuristics.stealing import STEALING_POLICIES
 from coschedule.sim.failures import FailureTrace, poisson_failures
 from coschedule.sim.validate import validate_run
 from coschedule.sim.workload import Workload, workload_from_swf
