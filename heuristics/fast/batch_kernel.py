@@ -198,6 +198,15 @@ def _compress_moving(
 
 
 @njit(cache=True)
+def _room(k, N, a_nodes, h_nodes, s_nodes, pool, a_noff, h_noff, s_noff, c):  # type: ignore[no-untyped-def]
+    """The record arrays (attempt, hold and steal nodes) and the node pool grown, if need be, to
+    take ``k`` platforms' worth of nodes more (one steal at most) before an action that may
+    write them."""
+    return (_grow(a_nodes, a_noff[c[_NA]] + k * N), _grow(h_nodes, h_noff[c[_NH]] + k * N),
+            _grow(s_nodes, s_noff[c[_NS]] + N), _grow(pool, c[_POOL] + k * N))
+
+
+@njit(cache=True)
 def _simulate(
     policy: int, prm: np.ndarray, N: int,
     submit: np.ndarray, procs: np.ndarray, work: np.ndarray, length: np.ndarray, wall_full: np.ndarray,
@@ -370,10 +379,7 @@ def _simulate(
             c[_WSIZE] = _heap_pop(wt, ws, wj, c[_WSIZE])
             useful = True
             replan = True
-            a_nodes = _grow(a_nodes, a_noff[c[_NA]] + N)
-            h_nodes = _grow(h_nodes, h_noff[c[_NH]] + N)
-            s_nodes = _grow(s_nodes, s_noff[c[_NS]] + N)
-            pool = _grow(pool, c[_POOL] + N)
+            a_nodes, h_nodes, s_nodes, pool = _room(1, N, a_nodes, h_nodes, s_nodes, pool, a_noff, h_noff, s_noff, c)
             A = (ar, af, a_noff, a_nodes)
             S = (sr, sf, s_noff, s_nodes)
             HO = (holding, hr, hf, h_noff, h_nodes)
@@ -419,10 +425,7 @@ def _simulate(
                 c[_FREE] += 1  # transient: the node stays up, idle
             fi[2, nf] = c[_FREE]
             c[_STOLE] = 0
-            a_nodes = _grow(a_nodes, a_noff[c[_NA]] + 2 * N)
-            h_nodes = _grow(h_nodes, h_noff[c[_NH]] + 2 * N)
-            s_nodes = _grow(s_nodes, s_noff[c[_NS]] + N)
-            pool = _grow(pool, c[_POOL] + 2 * N)
+            a_nodes, h_nodes, s_nodes, pool = _room(2, N, a_nodes, h_nodes, s_nodes, pool, a_noff, h_noff, s_noff, c)
             A = (ar, af, a_noff, a_nodes)
             S = (sr, sf, s_noff, s_nodes)
             HO = (holding, hr, hf, h_noff, h_nodes)
@@ -465,10 +468,8 @@ def _simulate(
                 pid = ji[_PENDV, ended[y]]
                 if pid >= 0:
                     replan = True
-                    a_nodes = _grow(a_nodes, a_noff[c[_NA]] + N)
-                    h_nodes = _grow(h_nodes, h_noff[c[_NH]] + N)
-                    s_nodes = _grow(s_nodes, s_noff[c[_NS]] + N)
-                    pool = _grow(pool, c[_POOL] + N)
+                    a_nodes, h_nodes, s_nodes, pool = _room(1, N, a_nodes, h_nodes, s_nodes, pool, a_noff, h_noff,
+                                                            s_noff, c)
                     A = (ar, af, a_noff, a_nodes)
                     S = (sr, sf, s_noff, s_nodes)
                     HO = (holding, hr, hf, h_noff, h_nodes)
