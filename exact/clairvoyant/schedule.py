@@ -23,6 +23,7 @@ from coschedule.errors import InvalidInstance, InvalidSchedule
 from coschedule.sim.checkpointing import NO_CHECKPOINTING, Checkpointing
 from coschedule.sim.engine import SimulationResult
 from coschedule.sim.failures import FailureTrace
+from coschedule.sim.validate import _close, _g, _tol  # the online validator's tolerances
 from coschedule.sim.workload import Workload
 
 from .instance import ClairvoyantInstance
@@ -40,8 +41,6 @@ __all__ = [
 #: the objectives: the maximum flow, and the mean flow weighted by the jobs' node counts
 OBJECTIVES = ("max", "weighted")
 COMPLETED, STOPPED = "completed", "stopped"
-#: relative tolerance on times (absolute below 1 s)
-RTOL = 1e-9
 
 
 def objective_value(objective: str, flows: Sequence[float] | np.ndarray, nodes: Sequence[int] | np.ndarray) -> float:
@@ -126,18 +125,6 @@ class ClairvoyantSchedule:
 
 
 # ----------------------------------------------------------------------------- the validator
-
-
-def _tol(*values: float) -> float:
-    return RTOL * max([1.0] + [abs(v) for v in values])
-
-
-def _close(a: float, b: float) -> bool:
-    return abs(a - b) <= _tol(a, b)
-
-
-def _g(x: float) -> str:
-    return f"{x:.10g}"
 
 
 class _Layout:
