@@ -1,0 +1,44 @@
+"""The BlueGene/L-style 3-D torus ([Oliner2004]; ARCHITECTURE.md, "Online simulation"): its
+geometry (:mod:`.geometry`: partitions as boxes with wrap-around), the free partitions of a size
+and the maximal free partition (:mod:`.finder`, three implementations that agree).
+
+>>> import numpy as np
+>>> from coschedule.torus import free_partitions, max_free_partition
+>>> occ = np.zeros((4, 4, 8), dtype=bool); occ[0, 0, :4] = True
+>>> max_free_partition(occ).size
+96
+>>> len(free_partitions(occ, 64))
+14
+"""
+
+from .finder import FINDERS, free_partitions, max_free_partition
+from .geometry import (
+    EMPTY_BOX,
+    Box,
+    Dims,
+    box_from_nodes,
+    box_shapes,
+    box_size_at_least,
+    box_sizes,
+    check_dims,
+    check_occupancy,
+    format_dims,
+    parse_dims,
+)
+
+__all__ = [
+    "Box",
+    "Dims",
+    "EMPTY_BOX",
+    "FINDERS",
+    "box_from_nodes",
+    "box_shapes",
+    "box_size_at_least",
+    "box_sizes",
+    "check_dims",
+    "check_occupancy",
+    "format_dims",
+    "free_partitions",
+    "max_free_partition",
+    "parse_dims",
+]
