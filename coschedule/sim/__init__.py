@@ -23,7 +23,7 @@ pack of malleable applications with redistribution all run on it; none keeps a p
 """
 
 from .events import EVENT_ORDER, Event, EventKind, EventQueue
-from .failures import FailureTrace, poisson_failures, read_failures, write_failures
+from .failures import FailureTrace, poisson_failures, read_failures, uniform_failures, write_failures
 from .jobs_csv import JobRecord, write_jobs_csv
 from .metrics import (
     GAMMA,
@@ -54,6 +54,7 @@ __all__ = [
     "FailureTrace",
     "poisson_failures",
     "read_failures",
+    "uniform_failures",
     "write_failures",
     "Workload",
     "read_batsim",

@@ -30,7 +30,7 @@ from ..errors import FormatError, InvalidInstance
 from ..io.files import read_utf8
 from ..rng import Seed, as_generator
 
-__all__ = ["FailureTrace", "poisson_failures", "read_failures", "write_failures"]
+__all__ = ["FailureTrace", "poisson_failures", "read_failures", "uniform_failures", "write_failures"]
 
 HEADER = "time,node"
 
@@ -151,6 +151,23 @@ def poisson_failures(
             else:
                 up_at[node] = times[k] + downtime
         times, nodes = times[keep], nodes[keep]
+    return FailureTrace(times, nodes, int(n_nodes))
+
+
+def uniform_failures(n_nodes: int, count: int, *, start: float, end: float, seed: Seed = None) -> FailureTrace:
+    """Exactly ``count`` failures, times uniform on ``[start, end)`` and nodes uniform, drawn
+    independently from ``seed`` ([Oliner2004] §6.2 gives a failure *count* over a log's period;
+    the torus simulator's default). Two failures may strike one node at close times: with a
+    downtime the engine ignores a failure of a node already down."""
+    if isinstance(count, bool) or not isinstance(count, (int, np.integer)) or count < 0:
+        raise InvalidInstance(f"failure count must be an integer >= 0, got {count!r}")
+    if not (math.isfinite(start) and math.isfinite(end) and 0 <= start <= end):
+        raise InvalidInstance(f"failure period must be finite with 0 <= start <= end, got [{start!r}, {end!r})")
+    if isinstance(n_nodes, bool) or not isinstance(n_nodes, (int, np.integer)) or n_nodes < 1:
+        raise InvalidInstance(f"n_nodes must be a positive integer, got {n_nodes!r}")
+    rng = as_generator(seed)
+    times = rng.uniform(start, end, size=int(count)) if end > start else np.full(int(count), float(start))
+    nodes = rng.integers(0, n_nodes, size=int(count))
     return FailureTrace(times, nodes, int(n_nodes))
 
 

@@ -119,6 +119,10 @@ class BoxIndex:
         lo, hi = self.rows_of_size(size)
         return lo + np.flatnonzero(free[lo:hi])
 
+    def occupy(self, occ_bits: np.ndarray, row: int) -> np.ndarray:
+        """The packed occupancy once box ``row`` is taken."""
+        return occ_bits | self.bits[row]
+
     def nodes(self, row: int) -> list[int]:
         """The flat node indices of box ``row``, increasing."""
         return np.flatnonzero(np.unpackbits(self.bits[row].view(np.uint8), bitorder="little")).tolist()
@@ -176,6 +180,9 @@ class GenericIndex:
 
     def of_size(self, occ: np.ndarray, size: int) -> list[Box]:
         return free_partitions(occ, size)
+
+    def occupy(self, occ: np.ndarray, b: Box) -> np.ndarray:
+        return occ | b.mask(self.dims)
 
     def box(self, b: Box) -> Box:
         return b

@@ -1,0 +1,114 @@
+"""One torus run from names and numbers ([Oliner2004] §6): the jobs of a log on the torus, a
+scheduler of :mod:`coschedule.heuristics.torus` by name, failures from a file or a count drawn
+from a seed; what the ``torus simulate`` command and the campaigns call. The simulation core
+(:mod:`coschedule.sim`) never imports a policy: this module wires them, as
+:mod:`coschedule.batch` does for the batch scheduler.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from ..errors import InvalidInstance
+from ..sim.engine import Simulation, SimulationResult
+from ..sim.failures import FailureTrace
+from ..sim.workload import Workload
+from .failures import count_failures
+from .geometry import Dims
+from .workload import TorusJobs, torus_workload
+
+__all__ = ["TorusRun", "failure_period", "run_torus"]
+
+
+@dataclass(frozen=True)
+class TorusRun:
+    """An executed torus schedule and what produced it: the engine's ``result`` (attempts on
+    flat node indices), the ``jobs`` (sizes, scaling, what was dropped), the failure ``trace``
+    it ran on and the scheduler's parameters."""
+
+    result: SimulationResult
+    jobs: TorusJobs
+    trace: FailureTrace
+    policy: str
+    params: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def dims(self) -> Dims:
+        return self.jobs.dims
+
+
+def failure_period(workload: Workload) -> tuple[float, float]:
+    """The log's period over which a failure count is spread: from the first submission to the
+    latest ``submit + t`` (each job's end were it to start at once)."""
+    if not workload.n:
+        return 0.0, 0.0
+    return float(workload.submit.min()), float((workload.submit + workload.length).max())
+
+
+def run_torus(
+    jobs: TorusJobs | Workload,
+    policy: str = "fcfs",
+    *,
+    dims: Dims | None = None,
+    load_scale: float = 1.0,
+    failures: FailureTrace | None = None,
+    failure_count: int | None = None,
+    failure_model: str = "uniform",
+    seed: int | None = None,
+    downtime: float = 0.0,
+    confidence: float = 0.0,
+    accuracy: float = 0.0,
+    pf: str = "max",
+    backfill: bool = True,
+) -> TorusRun:
+    """Simulate the scheduler ``policy`` (``fcfs``, ``balancing``, ``tiebreak``) on the torus.
+
+    ``jobs``: a :class:`~coschedule.torus.workload.TorusJobs`, or a workload with ``dims`` (and
+    ``load_scale``) to make one. Failures: ``failures`` (a trace on the torus's nodes), else
+    ``failure_count`` failures spread over :func:`failure_period` by ``failure_model``
+    (``uniform`` or ``clustered``) from ``seed``, else none. ``downtime`` 0 (default) makes
+    failures transient (§6.1): the job is lost, the node is available at once; ``D > 0`` keeps
+    the node down ``D`` seconds (§7.1's "realistic" case). The tie-breaking predictor's draws
+    come from ``seed``'s own stream (not the failures'): seed 0 when no seed is given.
+    """
+    if isinstance(jobs, Workload):
+        if dims is None:
+            raise InvalidInstance("run_torus: a workload needs dims (the torus shape)")
+        jobs = torus_workload(jobs, dims, load_scale=load_scale)
+    elif dims is not None and tuple(dims) != jobs.dims:
+        raise InvalidInstance(f"run_torus: the jobs are for the torus {jobs.dims}, not {tuple(dims)}")
+    w = jobs.workload
+    N = w.n_nodes
+    if failures is not None and failure_count is not None:
+        raise InvalidInstance("give failures (a trace) or failure_count, not both")
+    if failures is None and failure_count:
+        start, end = failure_period(w)
+        failures = count_failures(jobs.dims, int(failure_count), start=start, end=end, seed=seed,
+                                  model=failure_model)
+    trace = failures if failures is not None else FailureTrace.none(N)
+    from coschedule.heuristics.torus import get_torus_policy
+
+    root = 0 if seed is None else int(seed)
+    options: dict[str, Any] = {"backfill": backfill}
+    if policy.lower() == "balancing":
+        options.update(confidence=confidence, pf=pf)
+    elif policy.lower() == "tiebreak":
+        options.update(accuracy=accuracy, seed=np.random.default_rng([root, 1]))
+    for label, value, owner in (("confidence", confidence, "balancing"), ("accuracy", accuracy, "tiebreak")):
+        if value and policy.lower() != owner:
+            raise InvalidInstance(f"{label} is a parameter of {owner}, not of {policy}")
+    sched = get_torus_policy(policy, jobs.dims, **options)
+    if not (isinstance(downtime, (int, float)) and downtime >= 0 and math.isfinite(downtime)):
+        raise InvalidInstance(f"downtime must be a finite number >= 0, got {downtime!r}")
+    result = Simulation(w, sched, failures=trace, downtime=float(downtime)).run()
+    params = {"backfill": bool(backfill), "downtime": float(downtime), "seed": seed,
+              "failure_model": failure_model if failure_count else None}
+    if sched.placement == "balancing":
+        params.update(confidence=float(confidence), pf=pf)
+    if sched.placement == "tiebreak":
+        params["accuracy"] = float(accuracy)
+    return TorusRun(result, jobs, trace, sched.placement, params)

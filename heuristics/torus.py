@@ -1,0 +1,335 @@
+"""Schedulers of a 3-D torus machine under failures ([Oliner2004] §4-§6): Krevat's FCFS with
+backfilling and MFP placement (§5.1), and the fault-aware **Balancing** (§5.2.1) and
+**Tie-breaking** (§5.2.2) schedulers with their predictors (§4.1, §4.2). They run on the
+simulation core's event loop (:mod:`coschedule.sim.engine`), nodes numbered as in
+:mod:`coschedule.torus.geometry`, partitions from :mod:`coschedule.torus.index`.
+
+The scheduler (shared)
+----------------------
+* **Queue.** Waiting jobs by arrival (first submission, then workload order): FCFS (§5.1). A job
+  hit by a failure loses its work (§6.1: no checkpointing, it restarts from the beginning),
+  frees its partition and goes back to the queue at its arrival's place -- ahead of every job
+  that arrived after it.
+* **When.** At every instant with an arrival, a termination or a failure (and a node back from a
+  downtime), once every event of the instant is applied; a placed job starts at once (§6.1).
+* **FCFS step.** While the queue's head has a free partition of its size, it is placed and
+  starts.
+* **Backfilling** (on by default; the paper names no variant, this is ours): EASY with a
+  reserved partition. When the head has no free partition, the scheduler projects the running
+  jobs' estimated ends (start + ``t^e``) and frees their partitions, earliest first, until the
+  head has one: that instant is the head's *shadow time*, and the partition Krevat's rule would
+  give it then (least MFP loss at that projected occupancy) is *reserved*. Every later job, in
+  queue order, then starts now if it has a free partition that either lies outside the reserved
+  one or whose job is estimated to end by the shadow time -- so no backfilled job delays the
+  head, as estimated (failures are not foreseen). Down nodes stay occupied in the projection. A
+  head that cannot fit even then (nodes down) reserves nothing: later jobs start wherever they
+  fit.
+* **Placement** among the free partitions of the job's size ``s_j`` (each distinct node set
+  once), with ``L_MFP`` = MFP size before minus after the placement (§5.1, Fig. 1):
+
+  - ``fcfs`` (Krevat): least ``L_MFP``;
+  - ``balancing``: least ``E_loss = L_MFP + L_PF``, ``L_PF = P_f · s_j`` (§5.2.1);
+  - ``tiebreak``: least ``L_MFP``; among the partitions of exactly that loss (MFP sizes are
+    integers: "equal" is exact), one predicted not to fail (§5.2.2).
+
+  Remaining ties go to the lower ``L_MFP`` (balancing), then to the first partition in the
+  finder's order (shape, then base, lexicographic): deterministic, so that a tie-breaking run
+  whose every candidate is predicted to fail ("an arbitrary choice", §4.2) is reproducible.
+
+Predictors
+----------
+Both read the failure log (the run's trace: the oracle of §4, "job log and associated failure
+log"); the window of a job placed at ``t`` is ``(t, t + t^e_j]``.
+
+* **Balancing predictor** (§4.1), confidence ``a``: ``p_n^f = a`` when node ``n`` fails in the
+  window, else 0. ``P_f`` of a partition with ``k`` such nodes: ``pf="max"`` (default, §4.1:
+  ``max_n p_n^f`` = ``a`` when ``k >= 1``) or ``pf="product"`` (§5.2.1: ``1 - Π(1 - p_n^f)
+  = 1 - (1 - a)^k``). The default follows §4.1 and §5.2.1's own remark that at ``a = 0.1``
+  "E_loss would be ≈ 1/10 the job size" (true of ``max``; ``product`` grows with ``k``).
+* **Tie-breaking predictor** (§4.2), accuracy ``a``: no false positives; a real failure is
+  missed with probability ``1 - a``. The miss is drawn **once per failure event of the log**
+  (a uniform ``u_k`` from ``seed``; detected when ``u_k < a``): every query, partition and
+  window that covers that failure sees the same answer, repeated queries agree, and for one seed
+  the failures detected at accuracy ``a`` are among those detected at any higher accuracy. A
+  partition is predicted to fail when one of its nodes has a detected failure in the window.
+"""
+
+from __future__ import annotations
+
+import bisect
+import math
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from coschedule.errors import InvalidInstance, unknown_name
+from coschedule.rng import as_generator
+from coschedule.sim.engine import Instant, Simulation
+from coschedule.torus.geometry import Dims, box_shapes, check_dims
+from coschedule.torus.index import make_index
+
+__all__ = ["PF_RULES", "TORUS_POLICIES", "FailureOracle", "TorusScheduler", "choose_partition", "get_torus_policy"]
+
+#: how a partition's failure probability combines its nodes' (§4.1 / §5.2.1)
+PF_RULES = ("max", "product")
+_EPS = 1e-9
+
+
+class FailureOracle:
+    """The failure log as the predictors read it: for each node, its next failure after the
+    current time (optionally only the failures kept by ``keep``)."""
+
+    def __init__(self, times: np.ndarray, nodes: np.ndarray, n_nodes: int, keep: np.ndarray | None = None) -> None:
+        if keep is not None:
+            times, nodes = times[keep], nodes[keep]
+        self.times = times.tolist()
+        self.nodes = nodes.tolist()
+        self.per_node: list[list[float]] = [[] for _ in range(n_nodes)]
+        for t, x in zip(self.times, self.nodes):
+            self.per_node[x].append(t)
+        self.pos = [0] * n_nodes  # index of each node's next failure
+        self.next = np.full(n_nodes, math.inf)
+        for x, ts in enumerate(self.per_node):
+            if ts:
+                self.next[x] = ts[0]
+        self.k = 0  # failures consumed (time <= now)
+
+    def advance(self, now: float) -> None:
+        """Forget the failures at or before ``now``."""
+        times, nodes, k = self.times, self.nodes, self.k
+        while k < len(times) and times[k] <= now:
+            x = nodes[k]
+            p = self.pos[x] + 1
+            self.pos[x] = p
+            ts = self.per_node[x]
+            self.next[x] = ts[p] if p < len(ts) else math.inf
+            k += 1
+        self.k = k
+
+    def failing(self, until: float) -> np.ndarray:
+        """Nodes with a failure in ``(now, until]``."""
+        return self.next <= until
+
+
+class TorusScheduler:
+    """Krevat's FCFS with backfilling and one of the placements ``fcfs``, ``balancing``,
+    ``tiebreak`` (module docstring).
+
+    Parameters
+    ----------
+    dims : (X, Y, Z)
+        The torus; the simulation's ``n_nodes`` must be ``X·Y·Z``.
+    placement : str
+        ``"fcfs"`` (least MFP loss), ``"balancing"`` or ``"tiebreak"``.
+    backfill : bool
+        EASY backfilling with a reserved partition (default True); False: strict FCFS.
+    confidence : float
+        ``a`` of the balancing predictor (``balancing`` only), in ``[0, 1]``.
+    accuracy : float
+        ``a`` of the tie-breaking predictor (``tiebreak`` only), in ``[0, 1]``.
+    pf : str
+        ``"max"`` (default) or ``"product"``: ``P_f`` of a partition (``balancing``).
+    seed : int or numpy.random.Generator
+        The tie-breaking predictor's draws (one per failure of the log).
+    """
+
+    def __init__(self, dims: Sequence[int], placement: str = "fcfs", *, backfill: bool = True,
+                 confidence: float = 0.0, accuracy: float = 0.0, pf: str = "max", seed: Any = 0) -> None:
+        self.dims: Dims = check_dims(dims)
+        if placement not in TORUS_POLICIES:
+            raise unknown_name("torus policy", placement, TORUS_POLICIES)
+        for label, v in (("confidence", confidence), ("accuracy", accuracy)):
+            if isinstance(v, bool) or not isinstance(v, (int, float)) or not 0 <= v <= 1:
+                raise InvalidInstance(f"{label} must be a number in [0, 1], got {v!r}")
+        if pf not in PF_RULES:
+            raise unknown_name("P_f rule", pf, PF_RULES)
+        if placement != "balancing" and confidence:
+            raise InvalidInstance(f"confidence is a parameter of balancing, not of {placement}")
+        if placement != "tiebreak" and accuracy:
+            raise InvalidInstance(f"accuracy is a parameter of tiebreak, not of {placement}")
+        self.name = placement
+        self.placement = placement
+        self.backfill = bool(backfill)
+        self.confidence = float(confidence)
+        self.accuracy = float(accuracy)
+        self.pf = pf
+        self.seed = seed
+        self.index = make_index(self.dims)
+
+    def __repr__(self) -> str:
+        extra = {"balancing": f", confidence={self.confidence:g}, pf={self.pf!r}",
+                 "tiebreak": f", accuracy={self.accuracy:g}"}.get(self.placement, "")
+        return f"TorusScheduler({self.dims}, {self.placement!r}, backfill={self.backfill}{extra})"
+
+    # ------------------------------------------------------------------ engine calls
+    def reset(self, sim: Simulation) -> None:
+        if sim.n_nodes != self.index.n_nodes:
+            raise InvalidInstance(f"the torus {self.dims} has {self.index.n_nodes} nodes, the platform {sim.n_nodes}")
+        for j, p in enumerate(sim.procs):
+            if not box_shapes(p, self.dims):
+                raise InvalidInstance(f"job {sim.workload.ids[j]}: {p} nodes has no box shape in the torus "
+                                      f"{self.dims} (round it up: coschedule.torus.box_size_at_least)")
+        self.queue: list[tuple[float, int]] = []
+        tr = sim.failures
+        self.oracle: FailureOracle | None = None
+        if self.placement == "balancing" and self.confidence > 0:
+            self.oracle = FailureOracle(tr.times, tr.nodes, sim.n_nodes)
+        elif self.placement == "tiebreak" and self.accuracy > 0:
+            u = as_generator(self.seed).uniform(size=len(tr))
+            self.oracle = FailureOracle(tr.times, tr.nodes, sim.n_nodes, keep=u < self.accuracy)
+        self.placements = 0  # partitions chosen (for the tests: the predictor mattered or not)
+
+    def job_failed(self, sim: Simulation, job: int, node: int) -> None:
+        sim.requeue(job)
+        bisect.insort(self.queue, (sim.submit[job], job))
+
+    def decide(self, sim: Simulation, instant: Instant) -> None:
+        for j in instant.submitted:
+            bisect.insort(self.queue, (sim.submit[j], j))
+        if not self.queue:
+            return
+        if self.oracle is not None:
+            self.oracle.advance(sim.now)
+        ix = self.index
+        occ = (sim.node_job >= 0) | ~sim.up
+        bits = ix.pack(occ)
+        free = ix.free_boxes(bits)
+        q = self.queue
+        started: set[int] = set()
+        k = 0
+        while k < len(q):  # the FCFS step
+            j = q[k][1]
+            row = self._place(sim, j, free, None)
+            if row is None:
+                break
+            bits, free = self._start(sim, j, row, bits)
+            started.add(j)
+            k += 1
+        if k < len(q) and self.backfill:
+            self._backfill(sim, q[k][1], q[k + 1:], bits, free, started)
+        if started:
+            self.queue = [item for item in q if item[1] not in started]
+
+    # ------------------------------------------------------------------ steps
+    def _start(self, sim: Simulation, j: int, row: Any, bits: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        ix = self.index
+        sim.start(j, ix.nodes(row))
+        self.placements += 1
+        bits = ix.occupy(bits, row)
+        return bits, ix.free_boxes(bits)
+
+    def _backfill(self, sim: Simulation, head: int, rest: Sequence[tuple[float, int]], bits: np.ndarray,
+                  free: np.ndarray, started: set[int]) -> None:
+        shadow, reserved = self._reserve(sim, head, (sim.node_job >= 0) | ~sim.up)
+        now = sim.now
+        hopeless: set[tuple[int, bool]] = set()  # (size, ends by the shadow) with no partition now
+        for _, j in rest:
+            p = sim.procs[j]
+            early = now + sim.wall[j] <= shadow
+            key = (p, early)
+            if key in hopeless:
+                continue
+            row = self._place(sim, j, free, None if early else reserved)
+            if row is None:
+                hopeless.add(key)  # starting jobs only takes partitions away
+                continue
+            bits, free = self._start(sim, j, row, bits)
+            started.add(j)
+
+    def _reserve(self, sim: Simulation, head: int, occ: np.ndarray) -> tuple[float, np.ndarray | None]:
+        """The head's shadow time and reserved partition (as a node mask); ``(inf, None)``
+        when it cannot fit even once every running job has ended."""
+        ix = self.index
+        ends: dict[float, list[int]] = {}
+        for j in sim.running:
+            ends.setdefault(sim.start_time[j] + sim.wall[j], []).append(j)
+        occ = occ.copy()
+        p = sim.procs[head]
+        for t in sorted(ends):
+            for j in ends[t]:
+                occ[list(sim.held[j])] = False
+            free = ix.free_boxes(ix.pack(occ))
+            rows = ix.of_size(free, p)
+            if len(rows):
+                row = self._least_loss(free, rows)
+                mask = np.zeros(ix.n_nodes, dtype=bool)
+                mask[ix.nodes(row)] = True
+                return max(t, sim.now), mask
+        return math.inf, None
+
+    def _least_loss(self, free: np.ndarray, rows: Any) -> Any:
+        if len(rows) == 1:
+            return rows[0]
+        loss = self.index.mfp_size(free) - self.index.mfp_after(free, rows)
+        return rows[int(np.argmin(loss))]
+
+    def _place(self, sim: Simulation, j: int, free: np.ndarray, avoid: np.ndarray | None) -> Any:
+        """The partition job ``j`` gets now (a row of the index), or None."""
+        ix = self.index
+        p = sim.procs[j]
+        rows = ix.of_size(free, p)
+        if avoid is not None and len(rows):
+            keep = ix.hits(rows, avoid) == 0
+            rows = rows[keep] if isinstance(rows, np.ndarray) else [r for r, k in zip(rows, keep) if k]
+        if not len(rows):
+            return None
+        if len(rows) == 1:
+            return rows[0]
+        loss = ix.mfp_size(free) - ix.mfp_after(free, rows)
+        if self.oracle is None:  # fcfs, or a predictor that says nothing (a = 0)
+            return rows[int(np.argmin(loss))]
+        failing = self.oracle.failing(sim.now + sim.wall[j])
+        if self.placement == "tiebreak":  # the predictor is asked about the tied partitions only
+            tied = np.flatnonzero(loss == loss.min())
+            if tied.size == 1:
+                return rows[int(tied[0])]
+            sub = rows[tied] if isinstance(rows, np.ndarray) else [rows[int(t)] for t in tied]
+            hits = np.zeros(len(rows), dtype=np.int64)
+            hits[tied] = ix.hits(sub, failing)
+        else:
+            hits = ix.hits(rows, failing)
+        a = self.confidence if self.placement == "balancing" else self.accuracy
+        return rows[choose_partition(self.placement, loss, hits, p, a, self.pf)]
+
+
+def choose_partition(rule: str, loss: np.ndarray, hits: np.ndarray, size: int, a: float = 0.0,
+                     pf: str = "max") -> int:
+    """The index of the candidate partition a placement rule picks (module docstring).
+
+    ``loss``: each candidate's ``L_MFP``; ``hits``: how many of its nodes the predictor flags
+    (fail in the job's window; for ``tiebreak``, detected failures); ``size``: the job's
+    ``s_j``; ``a``: the confidence (``balancing``) or accuracy (``tiebreak``, where only
+    ``hits > 0`` matters).
+
+    >>> choose_partition("balancing", np.array([3, 5]), np.array([4, 0]), 4, a=0.6)  # Fig. 2
+    1
+    """
+    loss = np.asarray(loss)
+    if rule == "fcfs":
+        return int(np.argmin(loss))
+    if rule == "balancing":
+        hits = np.asarray(hits)
+        pfail = np.where(hits > 0, a, 0.0) if pf == "max" else 1.0 - (1.0 - a) ** hits
+        e = loss + pfail * size
+        best = e.min()
+        tied = np.flatnonzero(e <= best + _EPS * max(1.0, abs(best)))
+        return int(tied[np.argmin(loss[tied])])  # argmin: the first of the least loss
+    if rule == "tiebreak":
+        tied = np.flatnonzero(loss == loss.min())
+        safe = tied[np.asarray(hits)[tied] == 0]
+        return int(safe[0]) if safe.size else int(tied[0])
+    raise unknown_name("torus policy", rule, TORUS_POLICIES)
+
+
+#: the placements, by name (the scheduler is the same)
+TORUS_POLICIES = ("fcfs", "balancing", "tiebreak")
+
+
+def get_torus_policy(name: str, dims: Sequence[int], **options: Any) -> TorusScheduler:
+    """A new :class:`TorusScheduler` by placement name (case-insensitive): ``fcfs``,
+    ``balancing``, ``tiebreak``; ``options`` go to its constructor."""
+    key = str(name).lower()
+    if key not in TORUS_POLICIES:
+        raise unknown_name("torus policy", str(name), TORUS_POLICIES)
+    return TorusScheduler(dims, key, **options)
