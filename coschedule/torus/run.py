@@ -57,7 +57,7 @@ def run_torus(
     load_scale: float = 1.0,
     failures: FailureTrace | None = None,
     failure_count: int | None = None,
-    failure_model: str = "uniform",
+    failure_model: str = "clustered",
     seed: int | None = None,
     downtime: float = 0.0,
     confidence: float = 0.0,
@@ -70,7 +70,8 @@ def run_torus(
     ``jobs``: a :class:`~coschedule.torus.workload.TorusJobs`, or a workload with ``dims`` (and
     ``load_scale``) to make one. Failures: ``failures`` (a trace on the torus's nodes), else
     ``failure_count`` failures spread over :func:`failure_period` by ``failure_model``
-    (``uniform`` or ``clustered``) from ``seed``, else none. ``downtime`` 0 (default) makes
+    (``clustered``, the default, or ``uniform``; :mod:`coschedule.torus.failures`) from
+    ``seed``, else none. ``downtime`` 0 (default) makes
     failures transient (§6.1): the job is lost, the node is available at once; ``D > 0`` keeps
     the node down ``D`` seconds (§7.1's "realistic" case). The tie-breaking predictor's draws
     come from ``seed``'s own stream (not the failures'): seed 0 when no seed is given.
