@@ -323,3 +323,23 @@ def test_validator_rejects_a_partition_that_is_not_a_box() -> None:
         validate_torus_run(dataclasses.replace(run, result=bad))
     wrap = dataclasses.replace(run.result, attempts=(dataclasses.replace(a, nodes=(0, 7)),))
     validate_torus_run(dataclasses.replace(run, result=wrap))  # {7, 0} wraps: a box
+
+
+@given(torus_cases())
+def test_box_table_and_finder_place_alike(case) -> None:
+    """The scheduler's bitmask table (:class:`~coschedule.torus.index.BoxIndex`) and the finder
+    behind :class:`~coschedule.torus.index.GenericIndex` (free partitions, MFP after each
+    candidate, predicted nodes) give the same run, attempt for attempt."""
+    from coschedule.heuristics import torus as torus_mod
+    from coschedule.torus.index import GenericIndex
+
+    jobs_ = case.pop("jobs")
+    policy = case.pop("policy")
+    table = run_torus(jobs_, policy, **case)
+    real = torus_mod.make_index
+    torus_mod.make_index = GenericIndex  # type: ignore[assignment]
+    try:
+        generic = run_torus(jobs_, policy, **case)
+    finally:
+        torus_mod.make_index = real
+    assert timeline(generic) == timeline(table)
