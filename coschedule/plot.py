@@ -442,7 +442,7 @@ def plot_batch_run(
     # completed, failed, stopped by node stealing (interrupted or checkpointed)
     polys: dict[str, tuple[list[Any], list[Any]]] = {k: ([], []) for k in ("completed", "failed", "stopped")}
     labels: list[tuple[float, float, float, float, list[str]]] = []
-    word = {"failed": "failed", "interrupted": "stolen", "checkpointed": "checkpointed"}
+    word = {"failed": "failed", "interrupted": "stolen", "checkpointed": "checkpointed", "migrated": "migrated"}
     for a in attempts:
         kind = a.outcome if a.outcome in ("completed", "failed") else "stopped"
         colour = to_rgba(cmap(_BATCH_COLOURS[a.job % len(_BATCH_COLOURS)]), 1.0 if kind == "completed" else 0.45)

@@ -24,6 +24,14 @@ The scheduler (shared)
   head, as estimated (failures are not foreseen). Down nodes stay occupied in the projection. A
   head that cannot fit even then (nodes down) reserves nothing: later jobs start wherever they
   fit.
+* **Migration** (off by default; Krevat's option, §3.2: checkpoint, move, restart): when the head
+  has no free partition although enough units are free, the scheduler re-places every running job
+  and then the head on the torus with only its down units occupied -- the largest jobs first
+  (then by arrival), each by the placement rule below, a running job's predictor window being
+  its remaining estimate. When everything fits, the jobs whose partition changed migrate
+  (:meth:`~coschedule.sim.engine.Simulation.migrate`: they keep their work and go on at once,
+  after ``migration_cost`` seconds, 0 by default as the paper names no cost) and the head
+  starts; else nothing moves. Then the FCFS step goes on, and backfilling.
 * **Placement** among the free partitions of the job's size ``s_j`` (each distinct node set
   once), with ``L_MFP`` = MFP size before minus after the placement (§5.1, Fig. 1):
 
@@ -124,6 +132,9 @@ class TorusScheduler:
         ``"fcfs"`` (least MFP loss), ``"balancing"`` or ``"tiebreak"``.
     backfill : bool
         EASY backfilling with a reserved partition (default True); False: strict FCFS.
+    migration : bool
+        Re-place the running jobs when that lets the blocked head start (default False); the
+        cost of a move is the simulation's ``migration_cost``.
     confidence : float
         ``a`` of the balancing predictor (``balancing`` only), in ``[0, 1]``.
     accuracy : float
@@ -135,7 +146,8 @@ class TorusScheduler:
     """
 
     def __init__(self, dims: Sequence[int], placement: str = "fcfs", *, backfill: bool = True,
-                 confidence: float = 0.0, accuracy: float = 0.0, pf: str = "max", seed: Any = 0) -> None:
+                 migration: bool = False, confidence: float = 0.0, accuracy: float = 0.0, pf: str = "max",
+                 seed: Any = 0) -> None:
         self.dims: Dims = check_dims(dims)
         if placement not in TORUS_POLICIES:
             raise unknown_name("torus policy", placement, TORUS_POLICIES)
@@ -151,6 +163,7 @@ class TorusScheduler:
         self.name = placement
         self.placement = placement
         self.backfill = bool(backfill)
+        self.migration = bool(migration)
         self.confidence = float(confidence)
         self.accuracy = float(accuracy)
         self.pf = pf
@@ -160,7 +173,8 @@ class TorusScheduler:
     def __repr__(self) -> str:
         extra = {"balancing": f", confidence={self.confidence:g}, pf={self.pf!r}",
                  "tiebreak": f", accuracy={self.accuracy:g}"}.get(self.placement, "")
-        return f"TorusScheduler({self.dims}, {self.placement!r}, backfill={self.backfill}{extra})"
+        return (f"TorusScheduler({self.dims}, {self.placement!r}, backfill={self.backfill}, "
+                f"migration={self.migration}{extra})")
 
     # ------------------------------------------------------------------ engine calls
     def reset(self, sim: Simulation) -> None:
@@ -179,6 +193,7 @@ class TorusScheduler:
             u = as_generator(self.seed).uniform(size=len(tr))
             self.oracle = FailureOracle(tr.times, tr.nodes, sim.n_nodes, keep=u < self.accuracy)
         self.placements = 0  # partitions chosen (for the tests: the predictor mattered or not)
+        self.migrations = 0  # repacks applied
 
     def job_failed(self, sim: Simulation, job: int, node: int) -> None:
         sim.requeue(job)
@@ -201,6 +216,12 @@ class TorusScheduler:
         while k < len(q):  # the FCFS step
             j = q[k][1]
             row = self._place(sim, j, free, None)
+            if row is None and self.migration and self._repack(sim, j):
+                bits = ix.pack((sim.node_job >= 0) | ~sim.up)  # the head started after the moves
+                free = ix.free_boxes(bits)
+                started.add(j)
+                k += 1
+                continue
             if row is None:
                 break
             bits, free = self._start(sim, j, row, bits)
@@ -218,6 +239,36 @@ class TorusScheduler:
         self.placements += 1
         bits = ix.occupy(bits, row)
         return bits, ix.free_boxes(bits)
+
+    def _repack(self, sim: Simulation, head: int) -> bool:
+        """Migration (module docstring): re-place the running jobs and the head; apply it (moves
+        and the head's start) and say True when everything fits."""
+        ix = self.index
+        p = sim.procs[head]
+        if int(np.count_nonzero((sim.node_job < 0) & sim.up)) < p or not sim.running:
+            return False
+        order = sorted(sim.running, key=lambda j: (-sim.procs[j], sim.submit[j], j))
+        bits = ix.pack(~sim.up)
+        chosen: dict[int, Any] = {}
+        now = sim.now
+        for j in order + [head]:
+            until = sim.start_time[j] + sim.wall[j] if j != head else now + sim.wall[j]
+            row = self._place(sim, j, ix.free_boxes(bits), None, until=until)
+            if row is None:
+                return False
+            chosen[j] = row
+            bits = ix.occupy(bits, row)
+        moves = {}
+        for j in order:
+            nodes = ix.nodes(chosen[j])
+            if sorted(nodes) != sorted(sim.held[j]):
+                moves[j] = nodes
+        if moves:
+            sim.migrate(moves)
+        sim.start(head, ix.nodes(chosen[head]))
+        self.placements += 1
+        self.migrations += 1
+        return True
 
     def _backfill(self, sim: Simulation, head: int, rest: Sequence[tuple[float, int]], bits: np.ndarray,
                   free: np.ndarray, started: set[int]) -> None:
@@ -264,8 +315,10 @@ class TorusScheduler:
         loss = self.index.mfp_size(free) - self.index.mfp_after(free, rows)
         return rows[int(np.argmin(loss))]
 
-    def _place(self, sim: Simulation, j: int, free: np.ndarray, avoid: np.ndarray | None) -> Any:
-        """The partition job ``j`` gets now (a row of the index), or None."""
+    def _place(self, sim: Simulation, j: int, free: np.ndarray, avoid: np.ndarray | None, *,
+               until: float | None = None) -> Any:
+        """The partition job ``j`` gets now (a row of the index), or None; ``until``: the end of
+        the predictor's window (default: now plus its estimate)."""
         ix = self.index
         p = sim.procs[j]
         rows = ix.of_size(free, p)
@@ -279,7 +332,7 @@ class TorusScheduler:
         loss = ix.mfp_size(free) - ix.mfp_after(free, rows)
         if self.oracle is None:  # fcfs, or a predictor that says nothing (a = 0)
             return rows[int(np.argmin(loss))]
-        failing = self.oracle.failing(sim.now + sim.wall[j])
+        failing = self.oracle.failing(sim.now + sim.wall[j] if until is None else until)
         if self.placement == "tiebreak":  # the predictor is asked about the tied partitions only
             tied = np.flatnonzero(loss == loss.min())
             if tied.size == 1:

@@ -75,6 +75,7 @@ PRIORITY_FAILED, PRIORITY_VICTIM, PRIORITY_REGULAR = 3, 2, 1
 # job states
 WAITING, RUNNING, DONE, UNSUBMITTED, HELD = 0, 1, 2, 3, 4
 COMPLETED, FAILED, INTERRUPTED, CHECKPOINTED = "completed", "failed", "interrupted", "checkpointed"
+MIGRATED = "migrated"
 #: how the policy reacted to a failure (:attr:`FailureRecord.reaction`)
 REACTIONS = ("idle", "spare", "steal", "wait", "held")
 
@@ -88,7 +89,9 @@ class Attempt:
     end (node stealing, timing T2 of [Du2024] §7.1). ``outcome``: ``"completed"``, ``"failed"``
     (a node failed), ``"interrupted"`` (a policy stopped it: node stealing) or
     ``"checkpointed"`` (it took a proactive checkpoint and goes on at once, on the same nodes,
-    in the next attempt, without recovery: a node steal that was cancelled)."""
+    in the next attempt, without recovery: a node steal that was cancelled) or ``"migrated"``
+    (a policy moved it to other nodes: it saved where its work stopped and goes on at once, in
+    the next attempt, whose recovery is the run's migration cost; the torus scheduler)."""
 
     job: int
     index: int
@@ -246,6 +249,7 @@ class SimulationResult:
     horizon: float  # the last event's time
     steals: tuple[StealRecord, ...] = ()
     holds: tuple[HoldRecord, ...] = ()
+    migration_cost: float = 0.0  # the recovery of an attempt after a migration
 
     @property
     def flow(self) -> np.ndarray:
@@ -270,6 +274,7 @@ class Simulation:
         downtime: float = 0.0,
         checkpointing: Checkpointing = NO_CHECKPOINTING,
         n_nodes: int | None = None,
+        migration_cost: float = 0.0,
     ) -> None:
         N = workload.n_nodes if n_nodes is None else int(n_nodes)
         if N < 1:
@@ -282,6 +287,9 @@ class Simulation:
             workload = dataclasses.replace(workload, n_nodes=N)
         if not (isinstance(downtime, (int, float)) and math.isfinite(downtime) and downtime >= 0):
             raise ValueError(f"downtime must be a finite number >= 0, got {downtime!r}")
+        if not (isinstance(migration_cost, (int, float)) and math.isfinite(migration_cost) and migration_cost >= 0):
+            raise ValueError(f"migration cost must be a finite number >= 0, got {migration_cost!r}")
+        self.migration_cost = float(migration_cost)
         if failures is not None and failures.n_nodes != N:
             raise ValueError(f"the failure trace is for {failures.n_nodes} nodes, the platform has {N}")
         self.workload = workload
@@ -446,6 +454,27 @@ class Simulation:
         self.priority[j] = int(priority)
         if self._instant is not None and self.now == self._instant.now:
             self._instant.requeued.append(j)
+
+    def migrate(self, moves: dict[int, Sequence[int]]) -> None:
+        """Move running jobs to other nodes now ([Oliner2004] §3.2: checkpoint, move, restart;
+        Krevat's migration): each job of ``moves`` ends its attempt ``migrated``, saving where
+        its work stopped, and goes on at once on its new nodes, after a recovery of the run's
+        ``migration_cost``. All jobs leave their nodes before any takes its new ones, so jobs
+        may swap nodes."""
+        for j in moves:
+            if self.state[j] != RUNNING or j in self.paused:
+                raise RuntimeError(f"job {self.workload.ids[j]} cannot migrate: it is not running")
+        for j in moves:
+            elapsed = self.now - self.start_time[j] - self.recovery[j]
+            self.interrupt(j, MIGRATED, saved=self.saved[j] + max(elapsed, 0.0))
+            held = np.array(self.held[j], dtype=np.int64)
+            self.node_job[held] = -1
+            self.held[j] = ()
+            self.recovery[j] = self.migration_cost
+            self.exec[j] = self.migration_cost + self.length[j] - self.saved[j]
+            self.wall[j] = self.migration_cost + self.wall_full[j] - self.saved[j]
+        for j, nodes in moves.items():
+            self.start(j, nodes)
 
     # ------------------------------------------------------------------ node stealing
     def hold(self, j: int, until: float) -> None:
@@ -686,7 +715,7 @@ class Simulation:
             length=np.array(self.length), walltime=np.array(self.wall_full),
             checkpoints=np.array(self.checkpoints, dtype=np.int64), completion=self.completion.copy(),
             first_start=self.first_start.copy(), horizon=self.now,
-            steals=tuple(self._steals), holds=tuple(self._holds),
+            steals=tuple(self._steals), holds=tuple(self._holds), migration_cost=self.migration_cost,
         )
 
 

@@ -69,8 +69,9 @@ job's submission for the first attempt and, for a resubmission, the instant it w
 (the previous attempt's end); ``requested_time`` is the attempt's wall time (``R_a + W - U_a``,
 ``W`` the wall time extended by its checkpoints, eq. (2)); ``final_state`` is
 ``COMPLETED_SUCCESSFULLY`` for the completed attempt and ``COMPLETED_KILLED`` for an attempt
-ended by a failure or interrupted; ``metadata`` is the attempt's outcome (``completed``,
-``failed`` or ``interrupted``). evalys reads the file (tests).
+ended by a failure, interrupted or migrated; ``metadata`` is the attempt's outcome
+(``completed``, ``failed``, ``interrupted``, ``checkpointed`` or ``migrated``). evalys reads the
+file (tests).
 """
 
 from __future__ import annotations
@@ -522,7 +523,7 @@ def summarize(
 # ---------------------------------------------------------------------------- jobs.csv
 #: Batsim's final state of an attempt, by outcome
 _STATE = {"completed": "COMPLETED_SUCCESSFULLY", "failed": "COMPLETED_KILLED",
-          "interrupted": "COMPLETED_KILLED", "checkpointed": "COMPLETED_KILLED"}
+          "interrupted": "COMPLETED_KILLED", "checkpointed": "COMPLETED_KILLED", "migrated": "COMPLETED_KILLED"}
 
 
 def job_records(result: SimulationResult) -> list[JobRecord]:

@@ -12,7 +12,8 @@ Rules
 -----
 1. **Failure records**: each names an existing node and, if it hit a job, an existing job; the
    node is down on ``[t, t + D)`` (``D`` the run's downtime).
-2. **Attempts**: an outcome among ``completed``, ``failed``, ``interrupted``; ``start <= end``;
+2. **Attempts**: an outcome among ``completed``, ``failed``, ``interrupted``, ``checkpointed``,
+   ``migrated``; ``start <= end``;
    exactly the job's node count, distinct existing nodes.
 3. **Jobs**: attempts numbered ``0..k`` and sequential (each starts when the previous has
    ended); the first starts at or after the job's submission; exactly one completed attempt, the
@@ -39,6 +40,8 @@ Rules
    next, and runs nothing else meanwhile (rule 4 counts holds); a proactive checkpoint lasts
    ``C`` and saves the position where the work stopped (rule 3); an attempt that goes on after
    one (``checkpointed``) is followed at once, on the same nodes, by one without recovery.
+8. **Migration** ([Oliner2004] §3.2): a ``migrated`` attempt saved where its work stopped; the
+   next attempt starts at once (on any nodes) with a recovery of the run's migration cost.
 
 Times compare with a relative tolerance of ``1e-9`` (:data:`RTOL`), integers exactly. Running
 time ``O(S log S + F log F)`` for ``S`` (attempt, node) pairs and ``F`` failures, plus the
@@ -62,7 +65,7 @@ __all__ = ["RTOL", "validate_run"]
 
 #: relative tolerance on times (absolute below 1 s)
 RTOL = 1e-9
-OUTCOMES = ("completed", "failed", "interrupted", "checkpointed")
+OUTCOMES = ("completed", "failed", "interrupted", "checkpointed", "migrated")
 
 
 def _tol(*values: float) -> float:
@@ -175,6 +178,10 @@ def _check_sequence(result: SimulationResult, j: int, attempts: Sequence[Attempt
             raise InvalidSchedule(f"job {jid} attempt {a.index}: after a proactive checkpoint it goes on at "
                                   f"{_g(prev.end)} on nodes {list(prev.nodes)}, not at {_g(a.start)} on "
                                   f"{list(a.nodes)}")
+    for prev, a in itertools.pairwise(attempts):
+        if prev.outcome == "migrated" and not _close(a.start, prev.end):
+            raise InvalidSchedule(f"job {jid} attempt {a.index}: after its migration at {_g(prev.end)} it goes on "
+                                  f"at once, not at {_g(a.start)}")
     for a in attempts[:-1]:
         if a.outcome == "completed":
             raise InvalidSchedule(f"job {jid} attempt {a.index}: completed, yet attempt "
@@ -193,13 +200,16 @@ def _check_work(result: SimulationResult, j: int, attempts: Sequence[Attempt]) -
     R = float(ck.cost if ck.recovery is None else ck.recovery)
     cp = _Checkpoints(float(wl.length[j]), int(wl.nodes[j]), float(ck.cost), float(ck.node_mtbf),
                       bool(ck.final_checkpoint))
+    M = float(result.migration_cost)
     saved = 0.0
     resumed = True  # no recovery: a first attempt, or one that goes on after a proactive checkpoint
+    migrated = False  # the previous attempt migrated: the recovery is the migration cost
     for a in attempts:
         name = f"job {jid} attempt {a.index}"
-        if not _close(a.recovery, 0.0 if resumed else R):
-            what = ("0 for a first attempt" if a.index == 0 else "0 after a proactive checkpoint") if resumed \
-                else f"R = {_g(R)} for a restart"
+        if not _close(a.recovery, M if migrated else 0.0 if resumed else R):
+            what = (f"the migration cost {_g(M)} after a migration" if migrated else
+                    ("0 for a first attempt" if a.index == 0 else "0 after a proactive checkpoint") if resumed
+                    else f"R = {_g(R)} for a restart")
             raise InvalidSchedule(f"{name}: recovery {_g(a.recovery)}, expected {what}")
         if not _close(a.saved_before, saved):
             raise InvalidSchedule(f"{name}: saved before {_g(a.saved_before)}, expected {_g(saved)} "
@@ -221,7 +231,11 @@ def _check_work(result: SimulationResult, j: int, attempts: Sequence[Attempt]) -
                                       + (f" and its proactive checkpoint {_g(a.proactive)}" if a.proactive else ""))
             # how far its execution got (before saved_before if a failure cut its recovery)
             position = a.saved_before + (ran - a.recovery - a.proactive)
-            if a.proactive > 0 and a.outcome != "failed":  # a proactive checkpoint saves it all
+            if a.outcome == "migrated":  # it saved where its work stopped (none if in its recovery)
+                if not _close(a.saved_after, max(position, a.saved_before)):
+                    raise InvalidSchedule(f"{name}: saved {_g(a.saved_after)}, a migration saves where its work "
+                                          f"stopped, {_g(max(position, a.saved_before))}")
+            elif a.proactive > 0 and a.outcome != "failed":  # a proactive checkpoint saves it all
                 if position < a.saved_before - tol or not _close(a.saved_after, position):
                     raise InvalidSchedule(f"{name}: saved {_g(a.saved_after)}, its proactive checkpoint "
                                           f"saves where its work stopped, {_g(position)}")
@@ -235,6 +249,7 @@ def _check_work(result: SimulationResult, j: int, attempts: Sequence[Attempt]) -
                                           f"then give {_g(options[-1])}")
         saved = a.saved_after
         resumed = a.outcome == "checkpointed"
+        migrated = a.outcome == "migrated"
     last, first = attempts[-1], attempts[0]
     for what, have, want in (("completion", float(result.completion[j]), last.end),
                              ("first start", float(result.first_start[j]), first.start)):

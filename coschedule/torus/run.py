@@ -64,6 +64,8 @@ def run_torus(
     accuracy: float = 0.0,
     pf: str = "max",
     backfill: bool = True,
+    migration: bool = False,
+    migration_cost: float = 0.0,
 ) -> TorusRun:
     """Simulate the scheduler ``policy`` (``fcfs``, ``balancing``, ``tiebreak``) on the torus.
 
@@ -73,7 +75,8 @@ def run_torus(
     (``clustered``, the default, or ``uniform``; :mod:`coschedule.torus.failures`) from
     ``seed``, else none. ``downtime`` 0 (default) makes
     failures transient (§6.1): the job is lost, the node is available at once; ``D > 0`` keeps
-    the node down ``D`` seconds (§7.1's "realistic" case). The tie-breaking predictor's draws
+    the node down ``D`` seconds (§7.1's "realistic" case). ``migration``: Krevat's migration
+    (:mod:`coschedule.heuristics.torus`), each move costing ``migration_cost`` seconds. The tie-breaking predictor's draws
     come from ``seed``'s own stream (not the failures'): seed 0 when no seed is given.
     """
     if isinstance(jobs, Workload):
@@ -94,7 +97,7 @@ def run_torus(
     from coschedule.heuristics.torus import get_torus_policy
 
     root = 0 if seed is None else int(seed)
-    options: dict[str, Any] = {"backfill": backfill}
+    options: dict[str, Any] = {"backfill": backfill, "migration": migration}
     if policy.lower() == "balancing":
         options.update(confidence=confidence, pf=pf)
     elif policy.lower() == "tiebreak":
@@ -105,8 +108,11 @@ def run_torus(
     sched = get_torus_policy(policy, jobs.dims, **options)
     if not (isinstance(downtime, (int, float)) and downtime >= 0 and math.isfinite(downtime)):
         raise InvalidInstance(f"downtime must be a finite number >= 0, got {downtime!r}")
-    result = Simulation(w, sched, failures=trace, downtime=float(downtime)).run()
-    params = {"backfill": bool(backfill), "downtime": float(downtime), "seed": seed,
+    if migration_cost and not migration:
+        raise InvalidInstance("migration_cost applies to migration: give migration=True")
+    result = Simulation(w, sched, failures=trace, downtime=float(downtime), migration_cost=migration_cost).run()
+    params = {"backfill": bool(backfill), "migration": bool(migration), "migration_cost": float(migration_cost),
+              "migrations": sched.migrations, "downtime": float(downtime), "seed": seed,
               "failure_model": failure_model if failure_count else None}
     if sched.placement == "balancing":
         params.update(confidence=float(confidence), pf=pf)

@@ -148,7 +148,7 @@ def test_one_completed_attempt_and_it_is_the_last(base):
     rejected(attempt(base, 0, 1, outcome="interrupted"),
              r"job A: no completed attempt \(the last, 1, interrupted at 117\)")
     rejected(attempt(base, 0, 1, outcome="lost"),
-             r"job A attempt 1: outcome 'lost' is not one of completed, failed, interrupted, checkpointed")
+             r"job A attempt 1: outcome 'lost' is not one of completed, failed, interrupted, checkpointed, migrated")
 
 
 def test_each_attempt_has_the_jobs_node_count(base):

@@ -289,8 +289,10 @@ def torus_cases(draw):
     opts = {"balancing": {"confidence": draw(st.sampled_from([0.1, 0.5, 1.0])),
                           "pf": draw(st.sampled_from(["max", "product"]))},
             "tiebreak": {"accuracy": draw(st.sampled_from([0.3, 1.0]))}, "fcfs": {}}[policy]
+    migration = draw(st.booleans())
     return dict(jobs=torus_workload(w, dims), policy=policy, failures=f, backfill=draw(st.booleans()),
-                downtime=draw(st.sampled_from([0.0, 7.0])), seed=seed, **opts)
+                downtime=draw(st.sampled_from([0.0, 7.0])), seed=seed, migration=migration,
+                migration_cost=draw(st.sampled_from([0.0, 3.0])) if migration else 0.0, **opts)
 
 
 @given(torus_cases())
@@ -343,3 +345,40 @@ def test_box_table_and_finder_place_alike(case) -> None:
     finally:
         torus_mod.make_index = real
     assert timeline(generic) == timeline(table)
+
+
+# --------------------------------------------------------------------------- migration
+def test_migration_defragments_for_the_head() -> None:
+    """Ring of 8: A, B, C (2 units) at 0 take {0,1}, {2,3}, {4,5}; D (4 units) arrives at 1. B ends
+    at 5: units {2, 3} and {6, 7} are free, 4 units but no 4-box. With migration the running jobs
+    are re-placed, largest first then by arrival: A keeps {0, 1}, C moves to {2, 3} (the first of
+    least MFP loss), D starts at 5 on {4..7}. Without migration D waits for A and C (10). A move
+    costing 1 s delays C's end by 1 s; C keeps its 5 s of work."""
+    dims = (1, 1, 8)
+    j = jobs(dims, (0, 2, 10, 10), (0, 2, 5, 5), (0, 2, 10, 10), (1, 4, 3, 3))
+    plain = {a[0]: a[1:] for a in timeline(checked(run_torus(j, "fcfs")))}
+    assert plain["D"][:2] == (10, 13)
+    run = checked(run_torus(j, "fcfs", migration=True))
+    assert timeline(run) == [("A", 0, 10, (0, 1), "completed"), ("B", 0, 5, (2, 3), "completed"),
+                             ("C", 0, 5, (4, 5), "migrated"), ("C", 5, 10, (2, 3), "completed"),
+                             ("D", 5, 8, (4, 5, 6, 7), "completed")]
+    assert run.params["migrations"] == 1
+    costly = checked(run_torus(j, "fcfs", migration=True, migration_cost=1.0))
+    c = [a for a in costly.result.attempts if a.job == 2]
+    assert (c[1].start, c[1].end, c[1].recovery, c[1].saved_before) == (5, 11, 1.0, 5.0)
+
+
+def test_validator_checks_migrations() -> None:
+    import dataclasses
+
+    dims = (1, 1, 8)
+    j = jobs(dims, (0, 2, 10, 10), (0, 2, 5, 5), (0, 2, 10, 10), (1, 4, 3, 3))
+    run = run_torus(j, "fcfs", migration=True)
+    atts = list(run.result.attempts)
+    k = next(i for i, a in enumerate(atts) if a.outcome == "migrated")
+    lost = atts.copy()
+    lost[k] = dataclasses.replace(atts[k], saved_after=0.0)  # a migration that kept no work
+    with pytest.raises(InvalidSchedule, match="a migration saves where its work stopped"):
+        validate_torus_run(dataclasses.replace(run, result=dataclasses.replace(run.result, attempts=tuple(lost))))
+    with pytest.raises(InvalidSchedule, match="the migration cost 2 after a migration"):
+        validate_torus_run(dataclasses.replace(run, result=dataclasses.replace(run.result, migration_cost=2.0)))
