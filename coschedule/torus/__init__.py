@@ -7,8 +7,8 @@ and the maximal free partition (:mod:`.finder`, three implementations that agree
 >>> occ = np.zeros((4, 4, 8), dtype=bool); occ[0, 0, :4] = True
 >>> max_free_partition(occ).size
 96
->>> len(free_partitions(occ, 64))
-14
+>>> [b.label() for b in free_partitions(occ, 64)]
+['(1,0,0)+2x4x8', '(2,0,0)+2x4x8', '(0,1,0)+4x2x8', '(0,2,0)+4x2x8', '(0,0,4)+4x4x4']
 """
 
 from .finder import FINDERS, free_partitions, max_free_partition
