@@ -35,6 +35,15 @@ MAX_BOXES = 250_000
 _BLOCK = 256
 
 
+def _popcount(words: np.ndarray) -> np.ndarray:
+    """The set bits of each row of 64-bit ``words`` (``np.bitwise_count`` is numpy >= 2.0; the
+    toolkit supports 1.26)."""
+    if hasattr(np, "bitwise_count"):
+        return np.bitwise_count(words).sum(axis=1).astype(np.int64)
+    bits = np.unpackbits(np.ascontiguousarray(words).view(np.uint8).reshape(words.shape[0], -1), axis=1)
+    return bits.sum(axis=1, dtype=np.int64)
+
+
 def _box_count(dims: Dims) -> int:
     return math.prod(d * (d - 1) + 1 for d in dims)
 
@@ -130,7 +139,7 @@ class BoxIndex:
     def hits(self, rows: np.ndarray, node_mask: np.ndarray) -> np.ndarray:
         """For each row, how many of its nodes ``node_mask`` (``N`` booleans) marks."""
         mb = self.pack(node_mask)
-        return np.bitwise_count(self.bits[np.asarray(rows, dtype=np.int64)] & mb).sum(axis=1).astype(np.int64)
+        return _popcount(self.bits[np.asarray(rows, dtype=np.int64)] & mb)
 
     def mfp_after(self, free: np.ndarray, rows: np.ndarray) -> np.ndarray:
         """For each row of ``rows`` (free boxes), the MFP size once that box is taken."""
