@@ -194,6 +194,12 @@ class TorusScheduler:
             self.oracle = FailureOracle(tr.times, tr.nodes, sim.n_nodes, keep=u < self.accuracy)
         self.placements = 0  # partitions chosen (for the tests: the predictor mattered or not)
         self.migrations = 0  # repacks applied
+        self.held_bits: dict[int, np.ndarray] = {}  # each running job's partition, packed
+        self._empty = self.index.pack(np.zeros(self.index.n_nodes, dtype=bool))
+        # the head's reservation depends on the running jobs and the down units only: kept until
+        # a job starts, ends, fails or migrates, or a unit comes back
+        self._version = 0
+        self._reservation: tuple[int, int, float, np.ndarray | None] | None = None
 
     def job_failed(self, sim: Simulation, job: int, node: int) -> None:
         sim.requeue(job)
@@ -202,6 +208,8 @@ class TorusScheduler:
     def decide(self, sim: Simulation, instant: Instant) -> None:
         for j in instant.submitted:
             bisect.insort(self.queue, (sim.submit[j], j))
+        if instant.ended or instant.failed_nodes or instant.recovered:
+            self._version += 1
         if not self.queue:
             return
         if self.oracle is not None:
@@ -237,7 +245,9 @@ class TorusScheduler:
         ix = self.index
         sim.start(j, ix.nodes(row))
         self.placements += 1
-        bits = ix.occupy(bits, row)
+        self._version += 1
+        self.held_bits[j] = ix.occupy(self._empty, row)
+        bits = bits | self.held_bits[j]
         return bits, ix.free_boxes(bits)
 
     def _repack(self, sim: Simulation, head: int) -> bool:
@@ -265,18 +275,30 @@ class TorusScheduler:
                 moves[j] = nodes
         if moves:
             sim.migrate(moves)
+        for j in moves:
+            self.held_bits[j] = ix.occupy(self._empty, chosen[j])
+        self.held_bits[head] = ix.occupy(self._empty, chosen[head])
         sim.start(head, ix.nodes(chosen[head]))
         self.placements += 1
+        self._version += 1
         self.migrations += 1
         return True
 
     def _backfill(self, sim: Simulation, head: int, rest: Sequence[tuple[float, int]], bits: np.ndarray,
                   free: np.ndarray, started: set[int]) -> None:
-        shadow, reserved = self._reserve(sim, head, (sim.node_job >= 0) | ~sim.up)
+        cached = self._reservation
+        if cached is not None and cached[0] == self._version and cached[1] == head:
+            shadow, reserved = cached[2], cached[3]
+        else:
+            shadow, reserved = self._reserve(sim, head, bits)
+            self._reservation = (self._version, head, shadow, reserved)
         now = sim.now
         hopeless: set[tuple[int, bool]] = set()  # (size, ends by the shadow) with no partition now
+        mfp = self.index.mfp_size(free)  # no partition is larger
         for _, j in rest:
             p = sim.procs[j]
+            if p > mfp:
+                continue
             early = now + sim.wall[j] <= shadow
             key = (p, early)
             if key in hopeless:
@@ -287,23 +309,23 @@ class TorusScheduler:
                 continue
             bits, free = self._start(sim, j, row, bits)
             started.add(j)
+            mfp = self.index.mfp_size(free)
 
-    def _reserve(self, sim: Simulation, head: int, occ: np.ndarray) -> tuple[float, np.ndarray | None]:
+    def _reserve(self, sim: Simulation, head: int, bits: np.ndarray) -> tuple[float, np.ndarray | None]:
         """The head's shadow time and reserved partition (as a node mask); ``(inf, None)``
-        when it cannot fit even once every running job has ended."""
+        when it cannot fit even once every running job has ended. ``bits``: the packed
+        occupancy now."""
         ix = self.index
         ends: dict[float, list[int]] = {}
         for j in sim.running:
             ends.setdefault(sim.start_time[j] + sim.wall[j], []).append(j)
-        occ = occ.copy()
         p = sim.procs[head]
         for t in sorted(ends):
             for j in ends[t]:
-                occ[list(sim.held[j])] = False
-            free = ix.free_boxes(ix.pack(occ))
-            rows = ix.of_size(free, p)
-            if len(rows):
-                row = self._least_loss(free, rows)
+                bits = bits & ~self.held_bits[j]
+            if ix.has_free(bits, p):
+                free = ix.free_boxes(bits)
+                row = self._least_loss(free, ix.of_size(free, p))
                 mask = np.zeros(ix.n_nodes, dtype=bool)
                 mask[ix.nodes(row)] = True
                 return max(t, sim.now), mask

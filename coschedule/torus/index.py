@@ -123,6 +123,16 @@ class BoxIndex:
         k = int(np.argmax(free)) if free.size else 0
         return int(self.size[k]) if free.size and free[k] else 0
 
+    def has_free(self, occ_bits: np.ndarray, size: int) -> bool:
+        """Whether a box of ``size`` is free (only those boxes are tested)."""
+        lo, hi = self.rows_of_size(size)
+        if lo == hi:
+            return False
+        acc = self._cols[0][lo:hi] & occ_bits[0]
+        for w in range(1, self.words):
+            acc |= self._cols[w][lo:hi] & occ_bits[w]
+        return not bool(acc.all())
+
     def of_size(self, free: np.ndarray, size: int) -> np.ndarray:
         """The rows of the free boxes of ``size``, in shape-then-base order."""
         lo, hi = self.rows_of_size(size)
@@ -186,6 +196,9 @@ class GenericIndex:
 
     def mfp_size(self, occ: np.ndarray) -> int:
         return max_free_partition(occ).size
+
+    def has_free(self, occ: np.ndarray, size: int) -> bool:
+        return bool(free_partitions(occ, size))
 
     def of_size(self, occ: np.ndarray, size: int) -> list[Box]:
         return free_partitions(occ, size)

@@ -145,10 +145,11 @@ def plot_torus_run(run: TorusRun, path: str | Path | None = None, *, at: float |
         if a.job not in row or a.end < lo or a.start > hi:
             continue
         y = row[a.job]
-        failed = a.outcome != "completed"
+        failed = a.outcome == "failed"
         ax.add_patch(Rectangle((a.start, y - 0.4), a.end - a.start, 0.8, facecolor=colour(a.job),
                                alpha=0.45 if failed else 1.0, edgecolor=_FAILED_EDGE if failed else "black",
-                               hatch="///" if failed else None, lw=0.8 if failed else 0.4))
+                               hatch="///" if failed else ("..." if a.outcome == "migrated" else None),
+                               lw=0.8 if failed else 0.4))
         if a.start <= at < a.end or (a.outcome == "completed" and len(gantt_jobs) <= 40):
             box = box_from_nodes(a.nodes, dims)
             ax.text(min(a.end, hi), y, f" {box.label() if box else '?'}", va="center", fontsize=6, clip_on=True)
@@ -165,6 +166,7 @@ def plot_torus_run(run: TorusRun, path: str | Path | None = None, *, at: float |
     ax.legend(handles=[Patch(facecolor="lightgrey", edgecolor="black", label="completed attempt"),
                        Patch(facecolor=to_rgba("lightgrey", 0.45), hatch="///", edgecolor=_FAILED_EDGE,
                              label="failed attempt"),
+                       Patch(facecolor="lightgrey", hatch="...", edgecolor="black", label="attempt moved\n(migration)"),
                        Patch(facecolor=_DOWN, label="node down")],
               loc="upper left", bbox_to_anchor=(1.0, 1.0), fontsize=7)
     busy_now = int(np.count_nonzero(job >= 0))
