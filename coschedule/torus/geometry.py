@@ -98,7 +98,7 @@ _DIMS = re.compile(r"^\s*(\d+)\s*[xX×]\s*(\d+)\s*[xX×]\s*(\d+)\s*$")
 def parse_dims(text: str) -> Dims:
     """``"4x4x8"`` as ``(4, 4, 8)``; an error names the text."""
     m = _DIMS.match(text)
-    if not m:
+    if not m or min(int(g) for g in m.groups()) < 1:
         raise InvalidInstance(f"torus shape {text!r}: expected XxYxZ with positive integers, e.g. 4x4x8")
     return check_dims(tuple(int(g) for g in m.groups()))
 
