@@ -1,6 +1,7 @@
 """The BlueGene/L-style 3-D torus ([Oliner2004]; ARCHITECTURE.md, "Online simulation"): its
 geometry (:mod:`.geometry`: partitions as boxes with wrap-around), the free partitions of a size
-and the maximal free partition (:mod:`.finder`, three implementations that agree).
+and the maximal free partition (:mod:`.finder`, three implementations that agree, and a variant),
+occupancy files (:mod:`.occupancy`).
 
 >>> import numpy as np
 >>> from coschedule.torus import free_partitions, max_free_partition
@@ -25,6 +26,7 @@ from .geometry import (
     format_dims,
     parse_dims,
 )
+from .occupancy import format_occupancy, parse_occupancy, random_occupancy, read_occupancy, write_occupancy
 
 __all__ = [
     "Box",
@@ -38,7 +40,12 @@ __all__ = [
     "check_dims",
     "check_occupancy",
     "format_dims",
+    "format_occupancy",
     "free_partitions",
     "max_free_partition",
     "parse_dims",
+    "parse_occupancy",
+    "random_occupancy",
+    "read_occupancy",
+    "write_occupancy",
 ]

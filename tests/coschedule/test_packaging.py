@@ -109,10 +109,12 @@ def _tracked(folder: str, pattern: str) -> set[str]:
 def test_wheel_has_the_bundled_data(wheel):
     names = set(wheel.namelist())
     expected = (_tracked("instances", "**/*.json") | _tracked("instances", "**/*.md")
-                | _tracked("instances", "traces/*.swf.gz") | _tracked("campaigns", "*.toml")
+                | _tracked("instances", "traces/*.swf.gz") | _tracked("instances", "torus/*.txt")
+                | _tracked("campaigns", "*.toml")
                 | _tracked("docs", "*.md"))
     assert len(_tracked("instances", "traces/*.swf.gz")) == 5
     assert "docs/references.md" in expected and "instances/traces/README.md" in expected
+    assert "instances/torus/example-8x8x8.txt" in expected
     missing = {p for p in expected if f"coschedule/_bundled/{p}" not in names}
     assert not missing
     kth = wheel.read("coschedule/_bundled/instances/traces/KTH-SP2-1996-2.1-cln.swf.gz")
