@@ -16,13 +16,13 @@ from collections.abc import Sequence
 
 from .. import __version__
 from ..errors import CoscheduleError
-from . import batch, bench, campaign, convert, counterexample, examples, generate, schedule
+from . import batch, bench, campaign, convert, counterexample, examples, generate, schedule, torus
 from .common import EXIT_USAGE, Formatter, OneLineErrorParser
 
 __all__ = ["build_parser", "main", "FAMILIES"]
 
 #: the command families, in the order of ``coschedule --help``
-FAMILIES = (schedule, generate, convert, counterexample, campaign, batch, bench, examples)
+FAMILIES = (schedule, generate, convert, counterexample, campaign, batch, torus, bench, examples)
 
 
 def build_parser() -> OneLineErrorParser:

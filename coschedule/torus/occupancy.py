@@ -97,7 +97,7 @@ def parse_occupancy(text: str, dims: Sequence[int] | None = None, *, where: str 
         except InvalidInstance as e:
             raise FormatError(f"{where}:{n}: {e}") from None
         if given is not None and shape != given:
-            raise FormatError(f"{where}:{n}: the file is for a {format_dims(shape)} torus, not {format_dims(given)}")
+            raise FormatError(f"{where}:{n}: the file's torus is {format_dims(shape)}, not {format_dims(given)}")
     dims_ = given if given is not None else shape
     if dims_ is None:
         raise FormatError(f"{where}: no 'shape XxYxZ' line: give the torus's shape (e.g. --shape 8x8x8)")

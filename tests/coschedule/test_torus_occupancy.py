@@ -110,7 +110,7 @@ def test_write_and_read_a_file(tmp_path):
     ("1-0,0,0", 1, "i: range '1-0' goes down (a-b needs a <= b; a block that wraps around is two lines)"),
     ("nodes 8", 1, "node 8 is outside the 2x2x2 torus (nodes 0..7)"),
     ("# x\nnodes 1-", 2, "'1-' is not a node index or an interval a-b"),
-    ("shape 2x2x4", 1, "the file is for a 2x2x4 torus, not 2x2x2"),
+    ("shape 2x2x4", 1, "the file's torus is 2x2x4, not 2x2x2"),
     ("0,0,0\nshape 2x2x2", 2, "the shape line must be the first statement (before the nodes)"),
     ("shape 2x2x2\nshape 2x2x2", 2, "the shape line must be the first statement"),
     ("shape 2x2", 1, "torus shape '2x2': expected XxYxZ with positive integers, e.g. 4x4x8"),
