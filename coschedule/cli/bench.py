@@ -1,5 +1,5 @@
 """``coschedule bench``: measurements (k-in-p exact methods, the rigid heuristics' kernels, a campaign,
-the batch simulator).
+the batch simulator, the torus's partition finders).
 
 Every number printed is measured by the command; a comparison it cannot make (no baseline binary
 given, or one the binary's interface does not offer) is printed as "not measured".
@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from ..errors import FormatError
-from .common import Formatter, emit_json, positive_float, positive_int
+from .common import EXIT_INVALID, Formatter, emit_json, positive_float, positive_int
 
 __all__ = ["EXIT_SIGTERM", "cmd_bench", "register"]
 
@@ -105,6 +105,8 @@ def cmd_bench(args: argparse.Namespace) -> int:
         return _bench_campaign(args, tty)
     if args.suite == "batch":
         return _bench_batch(args, tty)
+    if args.suite == "torus":
+        return _bench_torus(args, tty)
     args.p = 32 if args.p is None else args.p
     if args.time_limit is None:
         args.time_limit = QUICK_TIME_LIMIT if args.quick else KINP_TIME_LIMIT
@@ -258,15 +260,16 @@ def _bench_batch(args: argparse.Namespace, tty: bool) -> int:
         cases = list(BATCH_CASES)
     if args.cases:
         cases = [c.strip().lower() for c in args.cases.split(",") if c.strip()]
+    repeat = args.repeat or 1
     ticker = _Ticker(sys.stderr if tty else None)
     try:
-        bench = bench_batch(cases, accasim=not args.no_accasim, repeat=args.repeat, progress=ticker)
+        bench = bench_batch(cases, accasim=not args.no_accasim, repeat=repeat, progress=ticker)
     finally:
         ticker.close()
     if args.json:
         emit_json({"batch": bench.to_dict()})
         return 0
-    print(f"batch simulator, each case in a fresh process (best of {args.repeat}), {bench.cores} cores; "
+    print(f"batch simulator, each case in a fresh process (best of {repeat}), {bench.cores} cores; "
           "CPU seconds")
     width = max(len(r.case) for r in bench.runs) if bench.runs else 4
     print(f"{'case':<{width}} {'jobs':>7} {'nodes':>6} {'policy':<12} {'sim CPU':>8} {'warm':>6} {'whole CPU':>9} "
@@ -319,10 +322,95 @@ def _bench_batch(args: argparse.Namespace, tty: bool) -> int:
     return 0
 
 
+def _secs(value: float | None) -> str:
+    return "-" if value is None else f"{value:.3g}"
+
+
+def _times(row: Any, methods: tuple[str, ...]) -> str:
+    """The fast finder's seconds, then each other method's seconds and ratio to it ('-': not part
+    of the case, 'n/m': not measured, said below the table)."""
+    cells = [f"{_secs(row.seconds.get('fast')):>9}"]
+    for m in methods:
+        if m not in row.seconds:
+            cells.append(f"{'-':>{max(9, len(m))}} {'-':>7}")
+        elif row.seconds[m] is None:
+            cells.append(f"{'n/m':>{max(9, len(m))}} {'n/m':>7}")
+        else:
+            ratio = row.ratio(m)
+            cells.append(f"{_secs(row.seconds[m]):>{max(9, len(m))}} {_num(ratio, '.0f', 'x'):>7}")
+    return " ".join(cells)
+
+
+_OTHERS = ("appendix", "appendix-early")
+
+
+def _torus_free_rows(rows: list[Any]) -> None:
+    from ..torus import format_dims
+
+    print("free partitions of s nodes:")
+    print(f"{'torus':<9} {'busy':>4} {'s':>5} {'shapes':>6} {'found':>6} {'fast':>9} " + " ".join(
+        f"{m:>{max(9, len(m))}} {'ratio':>7}" for m in _OTHERS) + "  identical")
+    for r in rows:
+        print(f"{format_dims(r.dims):<9} {100 * r.fraction:>3g}% {r.size:>5} {r.shapes:>6} {r.result:>6} "
+              f"{_times(r, _OTHERS)}  {'yes' if r.agree else 'NO'}")
+
+
+def _torus_mfp_rows(rows: list[Any]) -> None:
+    from ..torus import format_dims
+
+    print("maximal free partition:")
+    print(f"{'torus':<9} {'busy':>4} {'MFP':>5} {'fast':>9} " + " ".join(
+        f"{m:>{max(9, len(m))}} {'ratio':>7}" for m in _OTHERS) + "  same size")
+    for r in rows:
+        print(f"{format_dims(r.dims):<9} {100 * r.fraction:>3g}% {r.result:>5} {_times(r, _OTHERS)}  "
+              f"{'yes' if r.agree else 'NO'}")
+
+
+#: how each kind of torus benchmark row is printed, in this order
+_TORUS_PRINTERS = {"free": _torus_free_rows, "mfp": _torus_mfp_rows}
+
+
+def _bench_torus(args: argparse.Namespace, tty: bool) -> int:
+    from ..bench import NOT_MEASURED
+    from ..bench_torus import DEFAULT_CASES, SEED, bench_torus
+
+    if args.quick:
+        cases = [c for c in DEFAULT_CASES if c != "mfp-16"]
+    else:
+        cases = list(DEFAULT_CASES)
+    if args.cases:
+        cases = [c.strip().lower() for c in args.cases.split(",") if c.strip()]
+    repeat = args.repeat or 5
+    ticker = _Ticker(sys.stderr if tty else None)
+    try:
+        rows = bench_torus(cases, repeat=repeat, progress=ticker)
+    finally:
+        ticker.close()
+    differ = [r.case for r in rows if not r.agree]
+    if args.json:
+        emit_json({"torus": {"repeat": repeat, "rows": [r.to_dict() for r in rows]}})
+    else:
+        print(f"torus partition finders on random occupancies (busy: the nodes occupied, seed {SEED}); wall "
+              f"seconds, one thread; fast: least of {repeat} runs, the others once; ratio = time / fast's, "
+              "in this run")
+        for kind, printer in _TORUS_PRINTERS.items():
+            mine = [r for r in rows if r.kind == kind]
+            if mine:
+                printer(mine)
+        for r in rows:
+            for m, why in r.notes.items():
+                print(f"n/m: {r.case} by {m}: {NOT_MEASURED}: {why}")
+    if differ:
+        print(f"coschedule bench: the finders disagree on {', '.join(differ)}", file=sys.stderr)
+        return EXIT_INVALID
+    return 0
+
+
 def register(sub: Any) -> None:
     p = sub.add_parser(
         "bench", formatter_class=Formatter,
-        help="benchmarks (kinp: exact methods; rlist: the rigid heuristics' kernels; campaign: a whole campaign)",
+        help="benchmarks (kinp: exact methods; rlist: the rigid heuristics' kernels; campaign: a whole campaign; "
+        "batch: the batch simulator; torus: the partition finders)",
         description="Measurements, not tests; every number printed is measured, a comparison not made "
         "says 'not measured'.\n"
         "  kinp      the paper's ILP against the default exact method on seeded eq. (1.13) instances, "
@@ -340,6 +428,12 @@ def register(sub: Any) -> None:
         "reference event loop; their CPU against Baseline's kernel), LANL-CM5 and KTH-SP2 failure-free "
         "(EASY and conservative); AccaSim 1.1.3's EASY on KTH-SP2 when installed (pip install "
         "'coschedule-hpc[accasim]'), its CPU against ours and its start times against our EASY's.\n"
+        "  torus     the torus's partition finders on random occupancies (half the nodes, seed 0): free "
+        "partitions of 8, 64 and 512 nodes on 16x16x16 by the fast finder, the Appendix as printed and the "
+        "Appendix with an early stop (lists checked identical; ratios to the fast one in the same run), and of 8 "
+        "and 64 nodes at 10 % occupancy; the MFP of 32x32x64 (the BlueGene/L node torus; also at 10 % and 1 %), "
+        "of 16x16x16 and of 8x8x8. --cases picks some; mfp-16-appendix (the Appendix as printed on 16x16x16, "
+        "long) only when named.\n"
         "--baseline-binary PATH: the authors' C++ simulator (github.com/vlefevre/job-scheduling, "
         "main.cpp) or any program with its interface: PATH INSTANCE FAILURES COUNT, INSTANCE = first "
         "line 'lambda P verif priority batch naive shelf' (priority: length, rlength, procs, rprocs, "
@@ -355,16 +449,21 @@ def register(sub: Any) -> None:
         "  coschedule bench campaign                 # a tenth of Fig. 5 (about 5 min on 2 cores)\n"
         "  coschedule bench campaign --spec campaigns/fig5.toml   # the full Fig. 5 (about 46 min)\n"
         "  coschedule bench batch                    # about 4 minutes with AccaSim\n"
-        "  coschedule bench batch --cases kth-easy --no-accasim --json\n",
+        "  coschedule bench batch --cases kth-easy --no-accasim --json\n"
+        "  coschedule bench torus                    # about 20 s\n"
+        "  coschedule bench torus --cases free-64,mfp-bgl --repeat 10 --json\n",
     )
-    p.add_argument("suite", choices=["kinp", "rlist", "campaign", "batch"],
+    p.add_argument("suite", choices=["kinp", "rlist", "campaign", "batch", "torus"],
                    help="kinp: exact co-scheduling methods; rlist: rigid heuristics per scenario (fast vs "
                    "reference, and a baseline binary); campaign: a whole campaign; batch: the batch "
-                   "simulator (time, memory) and AccaSim side by side")
+                   "simulator (time, memory) and AccaSim side by side; torus: the partition finders")
     p.add_argument("--cases", help="batch: comma-separated cases among mira, lanl-easy, lanl-conservative, "
-                   "kth-easy, kth-conservative (default all; --quick: mira and kth)")
-    p.add_argument("--repeat", type=positive_int, default=1,
-                   help="batch: runs per case, each in a fresh process; the least CPU is kept (default 1)")
+                   "kth-easy, kth-conservative (default all; --quick: mira and kth); torus: among free-8, free-64, "
+                   "free-512, free-8-10, free-64-10, mfp-bgl, mfp-bgl-10, mfp-bgl-1, mfp-16, mfp-8, mfp-16-appendix "
+                   "(default all but mfp-16-appendix; --quick: not mfp-16 either)")
+    p.add_argument("--repeat", type=positive_int, default=None,
+                   help="batch: runs per case, each in a fresh process; the least CPU is kept (default 1); "
+                   "torus: runs of the fast finder, the least time kept (default 5)")
     p.add_argument("--no-accasim", action="store_true", help="batch: do not run AccaSim (it prints 'not measured')")
     p.add_argument("--spec", help="campaign: the TOML spec (default campaigns/fig5-tenth.toml)")
     p.add_argument("--workers", type=positive_int, help="campaign: worker processes (default all cores)")
@@ -393,6 +492,7 @@ def register(sub: Any) -> None:
     p.add_argument("--matching-p", type=positive_int, default=64, help="processors for 2-in-p rows (default 64)")
     p.add_argument("--matching-solver", default="auto", help="auto (default), rustworkx, networkx")
     p.add_argument("--quick", action="store_true",
-                   help="kinp: small sizes and a 10 s cap (about a minute); rlist: 100 scenarios")
+                   help="kinp: small sizes and a 10 s cap (about a minute); rlist: 100 scenarios; torus: without "
+                   "mfp-16")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_bench)
