@@ -150,6 +150,7 @@ def _register_free(tsub: Any) -> None:
         "torus in a dimension is based at 0 there), sorted by shape then base. `coschedule docs torus`.",
         epilog="examples:\n"
         "  coschedule torus free --occupied torus/example-8x8x8.txt --size 128\n"
+        "  coschedule torus simulate NASA-iPSC-1993-3.1-cln --policy balancing --confidence 0.1 --failure-count 4000\n"
         "  coschedule torus free --occupied torus/example-8x8x8.txt --size 192 --nodes\n"
         "  coschedule torus free --shape 8x8x8 --occupied torus/example-8x8x8.txt --size 64 --json\n",
     )
@@ -161,7 +162,13 @@ def _register_free(tsub: Any) -> None:
 
 
 #: the subcommands of ``coschedule torus``, in the order of its --help
-SUBCOMMANDS: list[Callable[[Any], None]] = [_register_mfp, _register_free]
+def _register_simulate(tsub: Any) -> None:
+    from .torus_simulate import register_simulate
+
+    register_simulate(tsub)
+
+
+SUBCOMMANDS: list[Callable[[Any], None]] = [_register_mfp, _register_free, _register_simulate]
 
 
 def register(sub: Any) -> None:
@@ -174,6 +181,7 @@ def register(sub: Any) -> None:
         epilog="examples:\n"
         "  coschedule torus mfp --occupied torus/example-8x8x8.txt\n"
         "  coschedule torus free --occupied torus/example-8x8x8.txt --size 128\n"
+        "  coschedule torus simulate NASA-iPSC-1993-3.1-cln --policy balancing --confidence 0.1 --failure-count 4000\n"
         "(each subcommand has --help)\n",
     )
     tsub = p.add_subparsers(dest="torus_command", required=True, metavar="SUBCOMMAND",
