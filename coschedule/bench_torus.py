@@ -43,7 +43,14 @@ from typing import Any
 import numpy as np
 
 from .bench import NOT_MEASURED
-from .torus import Dims, box_shapes, box_sizes, format_dims, free_partitions, max_free_partition, random_occupancy
+from .torus import (
+    Dims,
+    box_shapes,
+    box_sizes,
+    free_partitions,
+    max_free_partition,
+    random_occupancy,
+)
 
 __all__ = [
     "DEFAULT_CASES",
@@ -87,8 +94,9 @@ class FinderRow:
         return None if t is None or not fast else t / fast
 
     def to_dict(self) -> dict[str, Any]:
-        return {"case": self.case, "kind": self.kind, "dims": list(self.dims), "fraction": self.fraction,
-                "seed": self.seed, "size": self.size, "shapes": self.shapes, "result": self.result,
+        return {"case": self.case, "kind": self.kind, "dims": list(self.dims),
+                "fraction": self.fraction, "seed": self.seed, "size": self.size,
+                "shapes": self.shapes, "result": self.result,
                 "seconds": self.seconds, "runs": self.runs, "agree": self.agree,
                 "ratios": {m: self.ratio(m) for m in self.seconds if m != "fast"},
                 "notes": {m: f"{NOT_MEASURED}: {why}" for m, why in self.notes.items()}}
@@ -118,16 +126,17 @@ def _measure(query: Callable[[str], Any], methods: Sequence[str], repeat: int, c
     return results, seconds, runs
 
 
-def bench_free(case: str, dims: Sequence[int], size: int, *, fraction: float = FRACTION, seed: int = SEED,
-               methods: Sequence[str] = ("fast", "appendix", "appendix-early"), repeat: int = 5,
-               progress: Progress = None) -> FinderRow:
+def bench_free(case: str, dims: Sequence[int], size: int, *, fraction: float = FRACTION,
+               seed: int = SEED, methods: Sequence[str] = ("fast", "appendix", "appendix-early"),
+               repeat: int = 5, progress: Progress = None) -> FinderRow:
     """Every free partition of ``size`` nodes by each of ``methods`` on one random occupancy."""
     occ = random_occupancy(dims, fraction, seed=seed)
-    results, seconds, runs = _measure(lambda m: free_partitions(occ, size, method=m), methods, repeat, case,
-                                      progress)
+    results, seconds, runs = _measure(lambda m: free_partitions(occ, size, method=m), methods,
+                                      repeat, case, progress)
     first = results[methods[0]]
     return FinderRow(case, "free", occ.shape, fraction, seed, size, len(first), seconds, runs,
-                     all(r == first for r in results.values()), shapes=len(box_shapes(size, occ.shape)))
+                     all(r == first for r in results.values()),
+                     shapes=len(box_shapes(size, occ.shape)))
 
 
 def appendix_mfp_checks(occ: np.ndarray, mfp_size: int) -> int:
@@ -151,13 +160,14 @@ def bench_mfp(case: str, dims: Sequence[int], *, fraction: float = FRACTION, see
     measured (the appendix as printed: with the node checks it would make), ``skip_hint`` added
     to why."""
     occ = random_occupancy(dims, fraction, seed=seed)
-    results, seconds, runs = _measure(lambda m: max_free_partition(occ, method=m), methods, repeat, case,
-                                      progress)
+    results, seconds, runs = _measure(lambda m: max_free_partition(occ, method=m), methods,
+                                      repeat, case, progress)
     size = results[methods[0]].size
     notes: dict[str, str] = {}
     for m in skip:
         seconds[m] = None
-        why = f"{appendix_mfp_checks(occ, size):.3g} node checks" if m == "appendix" else "too slow here"
+        why = (f"{appendix_mfp_checks(occ, size):.3g} node checks" if m == "appendix"
+               else "too slow here")
         notes[m] = f"{why}; {skip_hint}" if skip_hint else why
     return FinderRow(case, "mfp", occ.shape, fraction, seed, None, size, seconds, runs,
                      len({r.size for r in results.values()}) == 1, notes=notes)
@@ -167,7 +177,8 @@ def _free_case(size: int, percent: int = 50) -> Callable[[int, Progress], Finder
     name = f"free-{size}" + ("" if percent == 50 else f"-{percent}")
 
     def case(repeat: int, progress: Progress) -> FinderRow:
-        return bench_free(name, (16, 16, 16), size, fraction=percent / 100, repeat=repeat, progress=progress)
+        return bench_free(name, (16, 16, 16), size, fraction=percent / 100, repeat=repeat,
+                          progress=progress)
 
     return case
 
@@ -176,24 +187,27 @@ def _mfp_bgl_case(percent: int = 50) -> Callable[[int, Progress], FinderRow]:
     name = "mfp-bgl" + ("" if percent == 50 else f"-{percent}")
 
     def case(repeat: int, progress: Progress) -> FinderRow:
-        return bench_mfp(name, (32, 32, 64), fraction=percent / 100, repeat=repeat, progress=progress)
+        return bench_mfp(name, (32, 32, 64), fraction=percent / 100, repeat=repeat,
+                         progress=progress)
 
     return case
 
 
 def _mfp_16(repeat: int, progress: Progress) -> FinderRow:
-    return bench_mfp("mfp-16", (16, 16, 16), methods=("fast", "appendix-early"), skip=("appendix",),
-                     skip_hint="--cases mfp-16-appendix measures it", repeat=repeat, progress=progress)
-
-
-def _mfp_16_appendix(repeat: int, progress: Progress) -> FinderRow:
-    return bench_mfp("mfp-16-appendix", (16, 16, 16), methods=("fast", "appendix-early", "appendix"),
+    return bench_mfp("mfp-16", (16, 16, 16), methods=("fast", "appendix-early"),
+                     skip=("appendix",), skip_hint="--cases mfp-16-appendix measures it",
                      repeat=repeat, progress=progress)
 
 
-def _mfp_8(repeat: int, progress: Progress) -> FinderRow:
-    return bench_mfp("mfp-8", (8, 8, 8), methods=("fast", "appendix", "appendix-early"), repeat=repeat,
+def _mfp_16_appendix(repeat: int, progress: Progress) -> FinderRow:
+    return bench_mfp("mfp-16-appendix", (16, 16, 16),
+                     methods=("fast", "appendix-early", "appendix"), repeat=repeat,
                      progress=progress)
+
+
+def _mfp_8(repeat: int, progress: Progress) -> FinderRow:
+    return bench_mfp("mfp-8", (8, 8, 8), methods=("fast", "appendix", "appendix-early"),
+                     repeat=repeat, progress=progress)
 
 
 #: case name -> ``(repeat, progress) -> row``, in the order they run
@@ -214,7 +228,8 @@ TORUS_CASES: dict[str, Callable[[int, Progress], FinderRow]] = {
 DEFAULT_CASES = tuple(c for c in TORUS_CASES if c != "mfp-16-appendix")
 
 
-def bench_torus(cases: Sequence[str] = DEFAULT_CASES, *, repeat: int = 5, progress: Progress = None) -> list[FinderRow]:
+def bench_torus(cases: Sequence[str] = DEFAULT_CASES, *, repeat: int = 5,
+                progress: Progress = None) -> list[FinderRow]:
     """Run ``cases`` (names of :data:`TORUS_CASES`) in order."""
     if repeat < 1:
         raise ValueError(f"repeat must be >= 1, got {repeat}")

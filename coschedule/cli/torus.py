@@ -24,7 +24,7 @@ from .common import Formatter, OneLineErrorParser, emit_json, positive_int
 
 __all__ = ["SUBCOMMANDS", "cmd_torus_free", "cmd_torus_mfp", "register", "torus_dims"]
 
-#: the finders of :data:`coschedule.torus.FINDERS` in the order --help lists them (the default first)
+#: the finders of :data:`coschedule.torus.FINDERS`, in the order --help lists them (default first)
 METHODS = ("fast", "appendix-early", "appendix", "naive")
 
 
@@ -48,20 +48,20 @@ def _read(args: argparse.Namespace) -> np.ndarray:
 def _box_json(box: Box, dims: Dims) -> dict[str, Any]:
     from ..sim.nodesets import format_nodes
 
-    return {"label": box.label(), "base": list(box.base), "shape": list(box.shape), "size": box.size,
-            "nodes": format_nodes(box.nodes(dims).tolist()) if box.size else ""}
+    return {"label": box.label(), "base": list(box.base), "shape": list(box.shape),
+            "size": box.size, "nodes": format_nodes(box.nodes(dims).tolist()) if box.size else ""}
 
 
 def _torus_json(occ: np.ndarray, args: argparse.Namespace) -> dict[str, Any]:
     busy = int(np.count_nonzero(occ))
-    return {"shape": list(occ.shape), "occupied_file": args.occupied, "n_nodes": int(occ.size), "busy": busy,
-            "free_nodes": int(occ.size) - busy, "method": args.method}
+    return {"shape": list(occ.shape), "occupied_file": args.occupied, "n_nodes": int(occ.size),
+            "busy": busy, "free_nodes": int(occ.size) - busy, "method": args.method}
 
 
 def _torus_line(occ: np.ndarray, args: argparse.Namespace) -> str:
     busy = int(np.count_nonzero(occ))
-    return (f"torus {format_dims(occ.shape)}: {occ.size} nodes, {busy} busy or down ({args.occupied}), "
-            f"{occ.size - busy} free")
+    return (f"torus {format_dims(occ.shape)}: {occ.size} nodes, {busy} busy or down "
+            f"({args.occupied}), {occ.size - busy} free")
 
 
 def cmd_torus_mfp(args: argparse.Namespace) -> int:
@@ -92,8 +92,9 @@ def cmd_torus_free(args: argparse.Namespace) -> int:
     shapes = box_shapes(args.size, dims)
     boxes = free_partitions(occ, args.size, method=args.method)
     if args.json:
-        emit_json({**_torus_json(occ, args), "size": args.size, "box_shapes": [list(s) for s in shapes],
-                   "count": len(boxes), "partitions": [_box_json(b, dims) for b in boxes]})
+        emit_json({**_torus_json(occ, args), "size": args.size,
+                   "box_shapes": [list(s) for s in shapes], "count": len(boxes),
+                   "partitions": [_box_json(b, dims) for b in boxes]})
         return 0
     print(_torus_line(occ, args))
     if not shapes:
@@ -103,7 +104,8 @@ def cmd_torus_free(args: argparse.Namespace) -> int:
         print(f"free partitions of {args.size} nodes: none (no box of {args.size} nodes fits the "
               f"{format_dims(dims)} torus; {hint})")
         return 0
-    print(f"free partitions of {args.size} nodes: {len(boxes)} (shapes {', '.join(format_dims(s) for s in shapes)})")
+    listed = ", ".join(format_dims(s) for s in shapes)
+    print(f"free partitions of {args.size} nodes: {len(boxes)} (shapes {listed})")
     for b in boxes:
         print(f"{b.label()}  {format_nodes(b.nodes(dims).tolist())}" if args.nodes else b.label())
     return 0
@@ -150,24 +152,24 @@ def _register_free(tsub: Any) -> None:
         "torus in a dimension is based at 0 there), sorted by shape then base. `coschedule docs torus`.",
         epilog="examples:\n"
         "  coschedule torus free --occupied torus/example-8x8x8.txt --size 128\n"
-        "  coschedule torus simulate NASA-iPSC-1993-3.1-cln --policy balancing --confidence 0.1 --failure-count 4000\n"
         "  coschedule torus free --occupied torus/example-8x8x8.txt --size 192 --nodes\n"
         "  coschedule torus free --shape 8x8x8 --occupied torus/example-8x8x8.txt --size 64 --json\n",
     )
     _common_options(p)
-    p.add_argument("--size", type=positive_int, required=True, metavar="S", help="nodes per partition")
+    p.add_argument("--size", type=positive_int, required=True, metavar="S",
+                   help="nodes per partition")
     p.add_argument("--nodes", action="store_true",
                    help="also print each partition's nodes (flat indices as an interval string)")
     p.set_defaults(func=cmd_torus_free)
 
 
-#: the subcommands of ``coschedule torus``, in the order of its --help
 def _register_simulate(tsub: Any) -> None:
     from .torus_simulate import register_simulate
 
     register_simulate(tsub)
 
 
+#: the subcommands of ``coschedule torus``, in the order of its --help
 SUBCOMMANDS: list[Callable[[Any], None]] = [_register_mfp, _register_free, _register_simulate]
 
 

@@ -13,9 +13,9 @@ An occupancy is a boolean array of the torus's shape (True = busy or down,
 * ``i,j,k`` (commas or spaces between the three) marks node ``(i, j, k)``; any coordinate may be
   a range ``a-b`` (``a <= b``, both included; no wrap-around: a block that wraps is two lines),
   so one line marks a whole box;
-* ``nodes LIST`` marks nodes by flat index ``i·Y·Z + j·Z + k`` (:mod:`coschedule.torus.geometry`),
-  ``LIST`` an interval string ``0-3 7`` (:mod:`coschedule.sim.nodesets`, the notation of
-  ``jobs.csv``);
+* ``nodes LIST`` marks nodes by flat index ``i·Y·Z + j·Z + k``
+  (:mod:`coschedule.torus.geometry`), ``LIST`` an interval string ``0-3 7``
+  (:mod:`coschedule.sim.nodesets`, the notation of ``jobs.csv``);
 * ``shape XxYxZ`` gives the torus's shape; it must come before the nodes. The reader may be told
   the shape instead (``--shape``); given both, they must agree.
 
@@ -40,7 +40,13 @@ from ..io.files import read_utf8
 from ..rng import Seed, as_generator
 from .geometry import Dims, check_dims, check_occupancy, format_dims, parse_dims
 
-__all__ = ["format_occupancy", "parse_occupancy", "random_occupancy", "read_occupancy", "write_occupancy"]
+__all__ = [
+    "format_occupancy",
+    "parse_occupancy",
+    "random_occupancy",
+    "read_occupancy",
+    "write_occupancy",
+]
 
 _COORD = re.compile(r"^(\d+)(?:-(\d+))?$")
 _AXES = "ijk"
@@ -62,20 +68,22 @@ def _coordinate(token: str, axis: int, dims: Dims, where: str) -> tuple[int, int
     """``(lo, hi)`` of one coordinate ``a`` or ``a-b``, checked against the torus."""
     m = _COORD.match(token)
     if not m:
-        raise FormatError(f"{where}: {_AXES[axis]}: expected an integer or a range a-b, got {token!r}")
+        raise FormatError(f"{where}: {_AXES[axis]}: expected an integer or a range a-b, "
+                          f"got {token!r}")
     lo = int(m.group(1))
     hi = lo if m.group(2) is None else int(m.group(2))
     d = dims[axis]
     if hi < lo:
-        raise FormatError(f"{where}: {_AXES[axis]}: range {token!r} goes down (a-b needs a <= b; a block that "
-                          "wraps around is two lines)")
+        raise FormatError(f"{where}: {_AXES[axis]}: range {token!r} goes down (a-b needs a <= b; "
+                          "a block that wraps around is two lines)")
     if hi >= d:
         raise FormatError(f"{where}: {_AXES[axis]} = {hi} is outside the {format_dims(dims)} torus "
                           f"({_AXES[axis]} in 0..{d - 1})")
     return lo, hi
 
 
-def parse_occupancy(text: str, dims: Sequence[int] | None = None, *, where: str = "occupancy") -> np.ndarray:
+def parse_occupancy(text: str, dims: Sequence[int] | None = None, *,
+                    where: str = "occupancy") -> np.ndarray:
     """The occupancy the text of a file describes (module docstring), a boolean array of the
     torus's shape. ``dims``: the torus's shape when the caller knows it (the file's ``shape``
     line, if any, must agree); ``where`` names the text in errors (a file name).
@@ -91,16 +99,19 @@ def parse_occupancy(text: str, dims: Sequence[int] | None = None, *, where: str 
         if word != "shape":
             continue
         if k > 0:
-            raise FormatError(f"{where}:{n}: the shape line must be the first statement (before the nodes)")
+            raise FormatError(f"{where}:{n}: the shape line must be the first statement "
+                              "(before the nodes)")
         try:
             shape = parse_dims(rest)
         except InvalidInstance as e:
             raise FormatError(f"{where}:{n}: {e}") from None
         if given is not None and shape != given:
-            raise FormatError(f"{where}:{n}: the file's torus is {format_dims(shape)}, not {format_dims(given)}")
+            raise FormatError(f"{where}:{n}: the file's torus is {format_dims(shape)}, "
+                              f"not {format_dims(given)}")
     dims_ = given if given is not None else shape
     if dims_ is None:
-        raise FormatError(f"{where}: no 'shape XxYxZ' line: give the torus's shape (e.g. --shape 8x8x8)")
+        raise FormatError(f"{where}: no 'shape XxYxZ' line: give the torus's shape "
+                          "(e.g. --shape 8x8x8)")
     occ = np.zeros(dims_, dtype=bool)
     n_nodes = occ.size
     flat = occ.reshape(-1)
@@ -119,8 +130,8 @@ def parse_occupancy(text: str, dims: Sequence[int] | None = None, *, where: str 
             continue
         fields = [f.strip() for f in stmt.split(",")] if "," in stmt else stmt.split()
         if len(fields) != 3:
-            raise FormatError(f"{at}: expected i,j,k (three coordinates or ranges a-b), 'nodes LIST' or "
-                              f"'shape XxYxZ', got {stmt!r}")
+            raise FormatError(f"{at}: expected i,j,k (three coordinates or ranges a-b), "
+                              f"'nodes LIST' or 'shape XxYxZ', got {stmt!r}")
         (i0, i1), (j0, j1), (k0, k1) = (_coordinate(t, a, dims_, at) for a, t in enumerate(fields))
         occ[i0:i1 + 1, j0:j1 + 1, k0:k1 + 1] = True
     return occ
@@ -153,7 +164,8 @@ def format_occupancy(occupied: object, *, comment: str | None = None) -> str:
     occ = check_occupancy(occupied)
     head = comment if comment is not None else (
         f"coschedule torus occupancy: {int(occ.sum())} of {occ.size} nodes busy or down")
-    lines = [f"# {line}" if line else "#" for line in head.splitlines()] + [f"shape {format_dims(occ.shape)}"]
+    lines = [f"# {line}" if line else "#" for line in head.splitlines()]
+    lines.append(f"shape {format_dims(occ.shape)}")
     X, Y, _ = occ.shape
     for i in range(X):
         for j in range(Y):

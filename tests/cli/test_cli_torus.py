@@ -160,17 +160,22 @@ def test_bad_files_are_one_line(capsys, tmp_path, text, message):
 
 
 def test_help_has_examples_that_run(capsys, tmp_path, monkeypatch):
-    """Every example line of the family's and subcommands' --help runs (from an empty folder)."""
+    """Every example line of mfp and free in the family's and their own --help runs (from an
+    empty folder)."""
     monkeypatch.chdir(tmp_path)
     sub = next(a for a in build_parser()._actions if getattr(a, "choices", None))
     torus = sub.choices["torus"]
     assert torus.description and "help" in torus.format_help()
     tsub = next(a for a in torus._actions if getattr(a, "choices", None))
     assert list(tsub.choices)[:2] == ["mfp", "free"]
+    for name in ("mfp", "free"):  # each subcommand's examples are its own
+        assert all(line.startswith(f"  coschedule torus {name} ")
+                   for line in tsub.choices[name].epilog.splitlines()[1:])
     lines = []
     for parser in [torus, tsub.choices["mfp"], tsub.choices["free"]]:
         epilog = parser.epilog or ""
-        lines += [line.split("#")[0].split() for line in epilog.splitlines() if line.startswith("  coschedule torus ")]
+        lines += [line.split("#")[0].split() for line in epilog.splitlines()
+                  if line.startswith(("  coschedule torus mfp ", "  coschedule torus free "))]
     assert len(lines) >= 8
     for argv in lines:
         code, out, err = run(capsys, *argv[1:])
