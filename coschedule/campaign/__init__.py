@@ -2,8 +2,8 @@
 
 ``coschedule simulate`` and ``coschedule report`` are thin layers over this package:
 
-* :mod:`.simulators` -- the simulators a spec's ``simulator`` key names: ``rigid`` (the default)
-  and ``batch``; the engine reaches each through this registry;
+* :mod:`.simulators` -- the simulators a spec's ``simulator`` key names: ``rigid`` (the default),
+  ``batch`` and ``torus``; the engine reaches each through this registry;
 * :mod:`.spec` -- :class:`CampaignSpec` (TOML or flags), the rigid simulator's grid, its lazily
   generated cells and their seeds;
 * :mod:`.sources` -- where the rigid instances come from (synthetic job sets of §5.1, instance
@@ -12,6 +12,10 @@
   failure settings x seeds, one :func:`~coschedule.batch.run_batch` per cell), its seeds and
   result columns; :mod:`.workloads` its workload sources (SWF, Batsim JSON, registered synthetic
   generators); :mod:`.batch_report` its summaries;
+* :mod:`.torus` -- :class:`TorusSpec`, the torus simulator's grid (workloads x load scales x
+  failure counts x seeds x schedulers, one validated :func:`~coschedule.torus.run.run_torus` per
+  cell, every scheduler of a point on the same failure trace); :mod:`.torus_report` its summaries
+  (means with Student-t intervals) and the figures of [Oliner2004];
 * :mod:`.store` -- the SQLite results file, one committed row per cell, resumable;
 * :mod:`.run` -- :func:`run_campaign` on local processes or a Dask cluster, with a progress bar;
 * :mod:`.report` -- summary tables, CSV/JSON export and the paper's figures.
@@ -51,6 +55,8 @@ from .spec import (
     spec_from_dict,
 )
 from .store import ResultStore
+from .torus import TorusCell, TorusSpec
+from .torus_report import TorusGroup, format_torus_markdown, format_torus_tables, summarize_torus
 from .workloads import (
     WORKLOAD_GENERATORS,
     BatsimWorkload,
@@ -79,6 +85,9 @@ __all__ = [
     "SwfWorkload",
     "SyntheticSource",
     "SyntheticWorkload",
+    "TorusCell",
+    "TorusGroup",
+    "TorusSpec",
     "TraceSource",
     "batch_metrics",
     "export_csv",
@@ -87,6 +96,8 @@ __all__ = [
     "format_batch_tables",
     "format_markdown",
     "format_tables",
+    "format_torus_markdown",
+    "format_torus_tables",
     "get_simulator",
     "groups_to_dataframe",
     "load_spec",
@@ -99,4 +110,5 @@ __all__ = [
     "spec_from_dict",
     "summarize",
     "summarize_batch",
+    "summarize_torus",
 ]

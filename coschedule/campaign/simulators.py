@@ -9,7 +9,9 @@ complete, resume, and the same numbers on 1 or N workers or on Dask.
 * ``rigid`` (the default, and what a spec without the key means): the resilient rigid-job
   heuristics of [Benoit2021] over failure scenarios (:mod:`.spec`);
 * ``batch``: the online batch scheduler with node failures and checkpointing, one run of
-  :func:`coschedule.batch.run_batch` per cell (:mod:`.batch`).
+  :func:`coschedule.batch.run_batch` per cell (:mod:`.batch`);
+* ``torus``: fault-aware scheduling on a BlueGene/L-style torus ([Oliner2004]), one run of
+  :func:`coschedule.torus.run.run_torus` per cell, validated (:mod:`.torus`, :mod:`.torus_report`).
 """
 
 from __future__ import annotations
@@ -80,8 +82,18 @@ def _batch() -> Simulator:
                      lambda spec: "one simulation each", figure=batch_report.batch_figure)
 
 
+def _torus() -> Simulator:
+    from . import torus, torus_report
+
+    return Simulator("torus", "fault-aware scheduling on a BlueGene/L torus with failures (run_torus)",
+                     torus.TORUS_SCHEMA, torus.torus_spec_from_dict, torus.simulate_torus_cell,
+                     lambda spec, numba: torus.torus_costs(spec), torus_report.summarize_torus,
+                     torus_report.format_torus_tables, torus_report.format_torus_markdown,
+                     lambda spec: "one simulation each", figure=torus_report.torus_figure)
+
+
 #: simulator name -> how to build it (imported when first used)
-SIMULATORS: dict[str, Callable[[], Simulator]] = {"rigid": _rigid, "batch": _batch}
+SIMULATORS: dict[str, Callable[[], Simulator]] = {"rigid": _rigid, "batch": _batch, "torus": _torus}
 _BUILT: dict[str, Simulator] = {}
 
 

@@ -63,7 +63,7 @@ def test_examples_unknown_name_is_one_line(capsys):
     assert err.startswith("coschedule examples: error: unknown bundled file 'fig7' (did you mean 'fig6'?); coschedule examples lists the ")
     assert err.count("\n") == 1
     code, _, err = run(capsys, "examples", "--kind", "spec", "--path", "zzz")
-    assert code == 2 and "unknown bundled spec 'zzz'; coschedule examples lists the 18 names" in err
+    assert code == 2 and "unknown bundled spec 'zzz'; coschedule examples lists the 22 names" in err
 
 
 def test_docs_lists_and_locates_pages(capsys):

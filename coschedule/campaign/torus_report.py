@@ -1,0 +1,446 @@
+"""Summaries of a torus campaign's database: groups over the replicates, tables, the paper's
+figures ([Oliner2004] Figs. 3-10).
+
+A *group* is the set of cells that differ only by their seed index (and, for a synthetic source
+of several sets, their workload): one source, torus shape, load scale ``c``, scheduler (``fcfs``,
+``balancing`` at one confidence, ``tiebreak`` at one accuracy), failure count, failure model and
+downtime. Each of its numbers is the mean over its runs with a 95 % confidence interval from
+Student's t over the runs: ``mean ± t_{0.975, n-1} · s / √n`` (``s`` the sample standard
+deviation; no interval for one run). Since every scheduler of a point runs on the same failure
+traces, the report also gives each scheduler's mean bounded slowdown relative to ``fcfs``'s on
+the same trace, paired replicate by replicate (the mean of the per-seed ratios, with its
+interval).
+"""
+
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from .report import _md_table
+from .sources import CampaignError
+
+__all__ = ["FIGURES", "STATS", "TorusGroup", "format_torus_markdown", "format_torus_tables", "student_ci",
+           "summarize_torus", "torus_figure"]
+
+#: the row columns a group averages
+STATS = ("mean_bounded_slowdown", "max_bounded_slowdown", "mean_wait", "mean_response", "utilized", "unused",
+         "lost", "failures", "job_failures", "span")
+
+#: t_{0.975, df} for df = 1 .. 30 (two-sided 95 %)
+_T975 = (12.7062, 4.3027, 3.1824, 2.7764, 2.5706, 2.4469, 2.3646, 2.3060, 2.2622, 2.2281, 2.2010, 2.1788,
+         2.1604, 2.1448, 2.1314, 2.1199, 2.1098, 2.1009, 2.0930, 2.0860, 2.0796, 2.0739, 2.0687, 2.0639,
+         2.0595, 2.0555, 2.0518, 2.0484, 2.0452, 2.0423)
+
+
+def t975(df: int) -> float:
+    """The 0.975 quantile of Student's t with ``df`` degrees of freedom (a table to 30, then the
+    Cornish-Fisher expansion around the normal quantile, within 1e-4)."""
+    if df < 1:
+        return math.nan
+    if df <= len(_T975):
+        return _T975[df - 1]
+    z = 1.959964
+    return (z + (z**3 + z) / (4 * df) + (5 * z**5 + 16 * z**3 + 3 * z) / (96 * df**2)
+            + (3 * z**7 + 19 * z**5 + 17 * z**3 - 15 * z) / (384 * df**3))
+
+
+def student_ci(xs: Sequence[float | None]) -> tuple[float, float]:
+    """``(mean, half-width of the 95 % confidence interval)`` of the numbers of ``xs`` (``None``
+    skipped); ``(nan, nan)`` for none, half-width ``nan`` for one."""
+    got = [float(x) for x in xs if x is not None and math.isfinite(x)]
+    n = len(got)
+    if not n:
+        return math.nan, math.nan
+    mu = math.fsum(got) / n
+    if n < 2:
+        return mu, math.nan
+    s = math.sqrt(math.fsum((x - mu) ** 2 for x in got) / (n - 1))
+    return mu, t975(n - 1) * s / math.sqrt(n)
+
+
+@dataclass(frozen=True)
+class TorusGroup:
+    """The runs of one point and scheduler (module docstring). ``parameter``: the confidence of
+    ``balancing``, the accuracy of ``tiebreak``, ``None`` for ``fcfs``; ``stats``: column of
+    :data:`STATS` -> ``(mean, CI half-width)``; ``vs_fcfs``: the mean bounded slowdown over
+    ``fcfs``'s on the same traces, ``(mean ratio, CI half-width)``, ``None`` without fcfs runs."""
+
+    source: str
+    shape: str
+    load_scale: float
+    policy: str
+    parameter: float | None
+    failure_count: int
+    failure_model: str | None
+    downtime: float
+    runs: int
+    jobs: float
+    stats: dict[str, tuple[float, float]] = field(default_factory=dict)
+    vs_fcfs: tuple[float, float] | None = None
+
+    @property
+    def label(self) -> str:
+        """``fcfs``, ``balancing a=0.1``, ``tiebreak a=0.9``."""
+        return self.policy if self.parameter is None else f"{self.policy} a={self.parameter:g}"
+
+    def mean(self, stat: str) -> float:
+        return self.stats[stat][0]
+
+    def ci(self, stat: str) -> float:
+        return self.stats[stat][1]
+
+    def to_dict(self) -> dict[str, Any]:
+        d = {k: v for k, v in self.__dict__.items() if k not in ("stats", "vs_fcfs")}
+        for stat, (mu, half) in self.stats.items():
+            d[stat] = _json(mu)
+            d[stat + "_ci95"] = _json(half)
+        d["vs_fcfs"] = None if self.vs_fcfs is None else [_json(x) for x in self.vs_fcfs]
+        return d
+
+
+def _json(x: float) -> float | None:
+    return x if math.isfinite(x) else None
+
+
+def _parameter(r: dict[str, Any]) -> float | None:
+    return r["confidence"] if r["policy"] == "balancing" else r["accuracy"] if r["policy"] == "tiebreak" else None
+
+
+def _trace(r: dict[str, Any]) -> tuple[Any, ...]:
+    """What fixes a run's failure trace (the pairing of schedulers)."""
+    return (r["workload"], r["shape"], r["load_scale"], r["failure_count"], r["failure_model"], r["downtime"],
+            r["seed_index"])
+
+
+def summarize_torus(rows: Iterable[dict[str, Any]]) -> list[TorusGroup]:
+    """Groups of cells over their replicates (module docstring), sorted by source, shape, load
+    scale, downtime, failure count and scheduler (fcfs, balancing, tiebreak; by parameter)."""
+    rows = list(rows)
+    fcfs = {_trace(r): r["mean_bounded_slowdown"] for r in rows if r["policy"] == "fcfs"}
+    acc: dict[tuple[Any, ...], list[dict[str, Any]]] = defaultdict(list)
+    for r in rows:
+        acc[(r["source"], r["shape"], r["load_scale"], r["policy"], _parameter(r), r["failure_count"],
+             r["failure_model"], r["downtime"])].append(r)
+    out = []
+    for key, rs in acc.items():
+        stats = {s: student_ci([r[s] for r in rs]) for s in STATS}
+        vs = None
+        if fcfs and key[3] != "fcfs":
+            ratios = [r["mean_bounded_slowdown"] / fcfs[_trace(r)] for r in rs
+                      if fcfs.get(_trace(r)) and r["mean_bounded_slowdown"] is not None]
+            vs = student_ci(ratios) if ratios else None
+        src, shape, c, policy, a, K, model, D = key
+        out.append(TorusGroup(src, shape, c, policy, a, K, model, D, runs=len(rs),
+                              jobs=math.fsum(r["jobs"] for r in rs) / len(rs), stats=stats, vs_fcfs=vs))
+    order = {p: k for k, p in enumerate(("fcfs", "balancing", "tiebreak"))}
+    out.sort(key=lambda g: (g.source, g.shape, g.load_scale, g.downtime, g.failure_count,
+                            order.get(g.policy, 9), g.policy, -1.0 if g.parameter is None else g.parameter))
+    return out
+
+
+# ------------------------------------------------------------------------------------- tables
+
+
+def _blocks(groups: Sequence[TorusGroup]) -> list[tuple[tuple[Any, ...], list[TorusGroup]]]:
+    """The groups by ``(source, shape, load scale, downtime)``; a failure-free group belongs to
+    every downtime of its source and load scale (a downtime changes nothing without failures)."""
+    keys = list(dict.fromkeys((g.source, g.shape, g.load_scale, g.downtime) for g in groups if g.failure_count))
+    keys += [k for k in dict.fromkeys((g.source, g.shape, g.load_scale, g.downtime) for g in groups)
+             if not any(k[:3] == j[:3] for j in keys)]  # a source and load scale without failures
+    return [(key, [g for g in groups if (g.source, g.shape, g.load_scale) == key[:3]
+                   and (g.downtime == key[3] or not g.failure_count)]) for key in keys]
+
+
+def _pm(mu: float, half: float, fmt: str) -> str:
+    """``mu ± half`` (``mu`` alone without an interval, ``-`` without a number)."""
+    if not math.isfinite(mu):
+        return "-"
+    return format(mu, fmt) + ("" if not math.isfinite(half) else " ± " + format(half, fmt.lstrip("+")))
+
+
+def _by_count(gs: Sequence[TorusGroup], value: Callable[[TorusGroup], str]) -> tuple[list[str], list[list[str]]]:
+    """One row per scheduler, one column per failure count."""
+    counts = sorted({g.failure_count for g in gs})
+    labels = list(dict.fromkeys(g.label for g in gs))
+    cell = {(g.label, g.failure_count): g for g in gs}
+    rows = [[lab] + ["-" if (lab, k) not in cell else value(cell[(lab, k)]) for k in counts] for lab in labels]
+    return ["scheduler", *(f"K={k}" for k in counts)], rows
+
+
+def _shown(stat: str, fmt: str) -> Callable[[TorusGroup], str]:
+    """A group's ``stat`` as ``mean ± half-width``."""
+    return lambda g: _pm(g.mean(stat), g.ci(stat), fmt)
+
+
+def _tables(groups: Sequence[TorusGroup]) -> list[tuple[str, list[str], list[list[str]]]]:
+    """``(title, header, rows)`` of every table, block by block."""
+    out: list[tuple[str, list[str], list[list[str]]]] = []
+    several_d = len({g.downtime for g in groups if g.failure_count}) > 1
+    for (src, shape, c, D), gs in _blocks(groups):
+        runs = sorted({g.runs for g in gs if g.failure_count})
+        jobs = sorted({g.jobs for g in gs})
+        models = sorted({g.failure_model for g in gs if g.failure_model})
+        head = (f"{src} on the torus {shape}, load scale c = {c:g}"
+                + (f", downtime {D:g} s" if several_d or D else "")
+                + f" ({'/'.join(f'{j:g}' for j in jobs)} jobs; K {'/'.join(models) or 'no'} failures; "
+                + (f"{'/'.join(map(str, runs))} seeds; " if runs else "")
+                + "mean ± 95 % CI half-width over the seeds, Student t)")
+        out.append((f"{head}\nmean bounded slowdown", *_by_count(gs, _shown("mean_bounded_slowdown", ",.2f"))))
+        paired = [g for g in gs if g.vs_fcfs is not None]
+        if paired:
+            out.append((("mean bounded slowdown vs fcfs on the same failure traces (%, paired per seed; "
+                         "negative: better)"), *_by_count(paired, lambda g: _pm(
+                            100 * ((g.vs_fcfs or (math.nan,))[0] - 1), 100 * (g.vs_fcfs or (0, math.nan))[1],
+                            "+.1f"))))
+        for stat, title, fmt in (("mean_wait", "mean wait (s)", ",.0f"),
+                                 ("mean_response", "mean response (s)", ",.0f"),
+                                 ("max_bounded_slowdown", "max bounded slowdown", ",.1f")):
+            out.append((title, *_by_count(gs, _shown(stat, fmt))))
+        rows = [[g.label, str(g.failure_count), str(g.runs)]
+                + [_pm(g.mean(s), g.ci(s), ".4f") for s in ("utilized", "unused", "lost")]
+                + [_pm(g.mean(s), math.nan, ",.1f") for s in ("failures", "job_failures")] for g in gs]
+        rows.sort(key=lambda r: int(r[1]))
+        out.append(("capacity utilized / unused / lost (fractions of T·N), failures applied and hitting a job per run",
+                    ["scheduler", "K", "runs", "utilized", "unused", "lost", "failures", "hit a job"], rows))
+    return out
+
+
+def _text_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> list[str]:
+    widths = [max(len(c) for c in col) for col in zip(header, *rows)]
+    return ["  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(line, widths)))
+            for line in (header, *rows)]
+
+
+def _render(groups: Sequence[TorusGroup], markdown: bool) -> str:
+    if not groups:
+        return "(no completed cell)"
+    out: list[str] = []
+    for title, header, rows in _tables(groups):
+        *head, caption = title.split("\n")
+        for line in head:
+            out += [f"**{line}**", ""] if markdown else [f"== {line} =="]
+        out += [caption, ""] if markdown else ["", caption]
+        out += [*_md_table(header, rows), ""] if markdown else _text_table(header, rows)
+    return "\n".join(out).rstrip("\n")
+
+
+def format_torus_tables(groups: Sequence[TorusGroup]) -> str:
+    """The summary tables as text: per source, shape, load scale (and downtime), each scheduler's
+    (rows) mean bounded slowdown at each failure count (columns), relative to fcfs's on the same
+    traces, mean wait, response and maximum bounded slowdown, then the capacity utilized, unused
+    and lost with the failures per run."""
+    return _render(groups, markdown=False)
+
+
+def format_torus_markdown(groups: Sequence[TorusGroup]) -> str:
+    """The same tables as :func:`format_torus_tables`, as Markdown."""
+    return _render(groups, markdown=True)
+
+
+# ------------------------------------------------------------------------------------ figures
+
+#: ``coschedule report --figure`` of a torus campaign: name -> (what it draws, the paper's figures)
+FIGURES: dict[str, tuple[str, str]] = {
+    "slowdown-failures": ("mean bounded slowdown vs the failure count, a line per scheduler and load scale",
+                          "Figs. 3-4"),
+    "utilization-failures": (("capacity utilized / unused / lost vs the failure count, a panel per scheduler "
+                              "and load scale"), "Fig. 5"),
+    "slowdown-confidence": ("balancing's mean bounded slowdown vs its confidence, a line per load scale", "Fig. 6"),
+    "utilization-confidence": ("capacity vs balancing's confidence, a panel per load scale", "Figs. 7-8"),
+    "slowdown-accuracy": ("tie-breaking's mean bounded slowdown vs its accuracy, a line per load scale", "Fig. 9"),
+    "utilization-accuracy": ("capacity vs tie-breaking's accuracy, a panel per load scale", "Fig. 10"),
+}
+_PARTS = (("utilized", "#4c9a2a"), ("unused", "#e6b800"), ("lost", "#d62728"))
+_STYLES = ("-", "--", ":", "-.")
+
+
+def default_figure(groups: Sequence[TorusGroup]) -> str:
+    """The figure a campaign's grid calls for: bounded slowdown vs the failure count when there
+    are several, else vs the confidence or the accuracy that has several values."""
+    if len({g.failure_count for g in groups}) > 1:
+        return "slowdown-failures"
+    for policy, name in (("balancing", "slowdown-confidence"), ("tiebreak", "slowdown-accuracy")):
+        if len({g.parameter for g in groups if g.policy == policy}) > 1:
+            return name
+    return "slowdown-failures"
+
+
+def torus_figure(rows: Sequence[dict[str, Any]], title: str | None = None, *, kind: str | None = None,
+                 **_: Any) -> Any:
+    """``coschedule report --plot`` of a torus campaign: the figure ``kind`` of :data:`FIGURES`
+    (default: :func:`default_figure`), means over the seeds with their 95 % confidence intervals
+    as bands."""
+    groups = summarize_torus(rows)
+    kind = kind or default_figure(groups)
+    if kind not in FIGURES:
+        raise CampaignError(f"unknown figure {kind!r} for a torus campaign; valid: {', '.join(FIGURES)}")
+    what, x = kind.split("-")
+    if x == "failures":
+        if len({g.failure_count for g in groups}) < 2:
+            raise CampaignError(f"--figure {kind} needs two failure counts or more; the database has "
+                                f"{sorted({g.failure_count for g in groups})}")
+        return _failures_figure(groups, what, title)
+    policy = "balancing" if x == "confidence" else "tiebreak"
+    if not any(g.policy == policy for g in groups):
+        raise CampaignError(f"--figure {kind} draws {policy} runs; the database has "
+                            f"{', '.join(sorted({g.policy for g in groups}))}")
+    return _parameter_figure(groups, policy, x, what, title)
+
+
+def _grid(n: int, cols: int) -> tuple[int, int]:
+    cols = max(1, min(cols, n))
+    return -(-n // cols), cols
+
+
+def _band(ax: Any, xs: Sequence[float], mus: Sequence[float], halves: Sequence[float], *,
+          low: float = 0.0, high: float = math.inf, **style: Any) -> None:
+    """A line with markers and, where the interval is known, its band (clipped to ``[low,
+    high]``, the values the quantity can take)."""
+    line = ax.plot(xs, mus, marker="o", ms=3.5, **style)[0]
+    ok = [k for k, h in enumerate(halves) if math.isfinite(h) and math.isfinite(mus[k])]
+    if ok:
+        ax.fill_between([xs[k] for k in ok], [max(low, mus[k] - halves[k]) for k in ok],
+                        [min(high, mus[k] + halves[k]) for k in ok], color=line.get_color(), alpha=0.12, lw=0)
+
+
+def _seeds_note(groups: Sequence[TorusGroup]) -> str:
+    runs = sorted({g.runs for g in groups if g.failure_count})
+    if not runs:
+        return "one run per point"
+    return (f"means over {'/'.join(map(str, runs))} failure seeds; bands: 95 % confidence intervals (Student t)"
+            if max(runs) > 1 else "one failure seed per point")
+
+
+def _scheduler_colour(label: str, labels: Sequence[str]) -> Any:
+    from matplotlib import colormaps
+
+    if label == "fcfs":
+        return "0.15"
+    family = [lab for lab in labels if lab.split()[0] == label.split()[0]]
+    cmap = colormaps["Blues" if label.startswith("balancing") else "Oranges"]
+    k = family.index(label)
+    return cmap(0.45 + 0.5 * (k / max(1, len(family) - 1)))
+
+
+def _failures_figure(groups: Sequence[TorusGroup], what: str, title: str | None) -> Any:
+    from coschedule.plot import new_figure
+
+    points = list(dict.fromkeys((g.source, g.shape, g.downtime) for g in groups if g.failure_count))
+    scales = sorted({g.load_scale for g in groups})
+    labels = list(dict.fromkeys(g.label for g in groups))
+
+    def series(src: str, shape: str, D: float, c: float, label: str) -> list[TorusGroup]:
+        return sorted((g for g in groups if (g.source, g.shape, g.load_scale, g.label) == (src, shape, c, label)
+                       and (g.downtime == D or not g.failure_count)), key=lambda g: g.failure_count)
+
+    if what == "slowdown":
+        nrows, ncols = _grid(len(points), 2)
+        fig = new_figure(figsize=(6.4 * ncols, 4.2 * nrows))
+        for k, (src, shape, D) in enumerate(points):
+            ax = fig.add_subplot(nrows, ncols, k + 1)
+            for label in labels:
+                for j, c in enumerate(scales):
+                    gs = series(src, shape, D, c, label)
+                    if not gs:
+                        continue
+                    name = "fcfs (a = 0)" if label == "fcfs" else label.replace("a=", "a = ")
+                    _band(ax, [g.failure_count for g in gs], [g.mean("mean_bounded_slowdown") for g in gs],
+                          [g.ci("mean_bounded_slowdown") for g in gs], color=_scheduler_colour(label, labels),
+                          ls=_STYLES[j % len(_STYLES)], label=name + (f", c = {c:g}" if len(scales) > 1 else ""))
+            ax.set_xlabel("failures over the log's period")
+            ax.set_ylabel("mean bounded slowdown")
+            ax.set_title(f"{src} on {shape}" + (f", downtime {D:g} s" if D else ""), fontsize=9)
+            ax.grid(alpha=0.3)
+            ax.legend(fontsize=7)
+        default = "Bounded slowdown vs failures ([Oliner2004] Figs. 3-4)"
+    else:
+        panels = [(src, shape, D, label, c) for src, shape, D in points for label in labels for c in scales
+                  if series(src, shape, D, c, label)]
+        nrows, ncols = _grid(len(panels), len(scales))
+        fig = new_figure(figsize=(5.2 * ncols, 3.4 * nrows))
+        for k, (src, shape, D, label, c) in enumerate(panels):
+            ax = fig.add_subplot(nrows, ncols, k + 1)
+            gs = series(src, shape, D, c, label)
+            for part, colour in _PARTS:
+                _band(ax, [g.failure_count for g in gs], [g.mean(part) for g in gs], [g.ci(part) for g in gs],
+                      high=1.0, color=colour, label=part)
+            ax.set_ylim(0, 1)
+            ax.set_xlabel("failures over the log's period")
+            ax.set_ylabel("fraction of capacity")
+            ax.set_title(f"{src}, {label}, c = {c:g}" + (f", D {D:g} s" if D else ""), fontsize=9)
+            ax.grid(alpha=0.3)
+            if k == 0:
+                ax.legend(fontsize=7)
+        default = "Capacity utilized / unused / lost vs failures ([Oliner2004] Fig. 5)"
+    return _finish(fig, title or default, groups)
+
+
+def _parameter_figure(groups: Sequence[TorusGroup], policy: str, x: str, what: str, title: str | None) -> Any:
+    """``what`` (slowdown or utilization) of ``policy`` vs its parameter; fcfs runs stand for
+    ``a = 0`` where the policy has none (at ``a = 0`` both predictors change nothing)."""
+    from coschedule.plot import new_figure
+
+    points = list(dict.fromkeys((g.source, g.shape, g.failure_count, g.downtime) for g in groups
+                                if g.policy == policy))
+    scales = sorted({g.load_scale for g in groups if g.policy == policy})
+
+    def series(point: tuple[Any, ...], c: float) -> list[tuple[float, TorusGroup]]:
+        key = (*point, c)
+        own = {g.parameter: g for g in groups if g.policy == policy
+               and (g.source, g.shape, g.failure_count, g.downtime, g.load_scale) == key}
+        fcfs = [g for g in groups if g.policy == "fcfs"
+                and (g.source, g.shape, g.failure_count, g.downtime, g.load_scale) == key]
+        if fcfs and 0.0 not in own:
+            own[0.0] = fcfs[0]
+        return sorted((float(a), g) for a, g in own.items() if a is not None)
+
+    def heading(point: tuple[Any, ...]) -> str:
+        src, shape, K, D = point
+        return f"{src} on {shape}, {K} failures" + (f", D {D:g} s" if D else "")
+
+    name = "balancing" if policy == "balancing" else "tie-breaking"
+    if what == "slowdown":
+        nrows, ncols = _grid(len(points), 3)
+        fig = new_figure(figsize=(5.2 * ncols, 3.8 * nrows))
+        for k, point in enumerate(points):
+            ax = fig.add_subplot(nrows, ncols, k + 1)
+            for j, c in enumerate(scales):
+                s = series(point, c)
+                _band(ax, [a for a, _ in s], [g.mean("mean_bounded_slowdown") for _, g in s],
+                      [g.ci("mean_bounded_slowdown") for _, g in s], color=f"C{j}", label=f"c = {c:g}")
+            ax.set_xlabel(f"{x} a" + (" (a = 0: fcfs)" if any(g.policy == "fcfs" for g in groups) else ""))
+            ax.set_ylabel("mean bounded slowdown")
+            ax.set_title(heading(point), fontsize=9)
+            ax.grid(alpha=0.3)
+            ax.legend(fontsize=7)
+        default = f"{name.capitalize()}: bounded slowdown vs {x} ([Oliner2004] Fig. {6 if x == 'confidence' else 9})"
+    else:
+        panels = [(p, c) for p in points for c in scales if series(p, c)]
+        nrows, ncols = _grid(len(panels), len(scales))
+        fig = new_figure(figsize=(5.2 * ncols, 3.4 * nrows))
+        for k, (point, c) in enumerate(panels):
+            ax = fig.add_subplot(nrows, ncols, k + 1)
+            s = series(point, c)
+            for part, colour in _PARTS:
+                _band(ax, [a for a, _ in s], [g.mean(part) for _, g in s], [g.ci(part) for _, g in s],
+                      high=1.0, color=colour, label=part)
+            ax.set_ylim(0, 1)
+            ax.set_xlabel(f"{x} a")
+            ax.set_ylabel("fraction of capacity")
+            ax.set_title(f"{heading(point)}, c = {c:g}", fontsize=9)
+            ax.grid(alpha=0.3)
+            if k == 0:
+                ax.legend(fontsize=7)
+        figs = "Figs. 7-8" if x == "confidence" else "Fig. 10"
+        default = f"{name.capitalize()}: capacity utilized / unused / lost vs {x} ([Oliner2004] {figs})"
+    return _finish(fig, title or default, groups)
+
+
+def _finish(fig: Any, title: str, groups: Sequence[TorusGroup]) -> Any:
+    fig.suptitle(f"{title}\n{_seeds_note(groups)}", fontsize=10)
+    fig.tight_layout()  # makes room for the suptitle
+    return fig
