@@ -32,8 +32,11 @@ from ..campaign import (
     summarize,
 )
 from ..campaign.batch import BatchSpec
+from ..campaign.batch_report import FIGURES as BATCH_FIGURES
 from ..campaign.simulators import get_simulator
 from ..campaign.spec import replace_spec
+from ..campaign.torus import TorusSpec, with_changes
+from ..campaign.torus_report import FIGURES as TORUS_FIGURES
 from ..campaign.workloads import workload_source_for
 from ..data import TRACES_ENV, spec_path
 from .common import Formatter, positive_float, write_figure
@@ -53,6 +56,7 @@ examples:
   coschedule simulate kth-batch-demo                       # a batch campaign (simulator = "batch")
   coschedule simulate --simulator batch --workload KTH-SP2-1996-2.1-cln.swf.gz --days 7 \\
       --policy conservative,easy --node-mtbf none,2.592e6 --downtime 600 --seeds 3 --db kth-batch.sqlite
+  coschedule simulate oliner2004-demo                      # a torus campaign (simulator = "torus")
 Running the same command again resumes: the cells already in the database are skipped.
 Flags override the TOML file's keys (source flags replace its sources).
 A SPEC that is not a file but a bare name is a bundled spec (coschedule examples lists them).
@@ -72,6 +76,7 @@ examples:
   coschedule report kth.sqlite --qbar 0.1 --priority LPT
   coschedule report kth.sqlite --markdown                  # the same tables in Markdown
   coschedule report kth-batch-demo.sqlite --policy easy    # a batch campaign: flows per policy
+  coschedule report oliner2004-demo.sqlite --plot f --figure slowdown-failures   # a torus campaign
 """
 
 
@@ -83,14 +88,15 @@ def register(sub: Any) -> None:
         "job sets of §5.1, instance files or day-sets of SWF traces), heuristics, priorities, qbar and "
         "P values, on N failure scenarios per cell; or, with simulator = \"batch\" (--simulator batch), "
         "the online batch scheduler over workloads x policies x failure settings x seeds, one run per "
-        "cell. Results go to an SQLite file as cells complete.",
+        "cell; or, with simulator = \"torus\", the BlueGene/L torus schedulers over workloads x load "
+        "scales x failure counts x seeds x schedulers. Results go to an SQLite file as cells complete.",
         epilog=SIMULATE_EPILOG,
     )
     p.add_argument("spec", nargs="?", help="campaign TOML file, or the name of a bundled spec (fig5-tenth); "
                    "optional when the flags define the grid")
     p.add_argument("--db", help="results database (default: NAME.sqlite, NAME the spec's name)")
     p.add_argument("--name", help="campaign name")
-    p.add_argument("--simulator", choices=("rigid", "batch"),
+    p.add_argument("--simulator", choices=("rigid", "batch", "torus"),
                    help="the simulator of a campaign given by flags (default rigid; a spec says its own)")
     g = p.add_argument_group("sources (replace the spec's)")
     g.add_argument("--synthetic", type=int, metavar="SETS", help="SETS synthetic job sets of §5.1")
@@ -117,17 +123,18 @@ def register(sub: Any) -> None:
     g.add_argument("--scenarios", type=int, help="failure scenarios per cell (default 1000)")
     g.add_argument("--seed", type=int, help="campaign seed (default 0)")
     g.add_argument("--keep-makespans", action="store_true", help="store every scenario's makespan and L(f)")
-    g = p.add_argument_group("batch campaigns (simulator = \"batch\"; override the spec's)")
+    g = p.add_argument_group("batch and torus campaigns (override the spec's)")
     g.add_argument("--workload", nargs="+", metavar="W",
                    help="workloads (replace the spec's sources): an SWF trace (a bundled name or a path) or a "
                    "Batsim JSON file (.json)")
-    g.add_argument("--policy", dest="policies", help="batch policies, comma-separated: conservative,easy,fcfs")
-    g.add_argument("--node-mtbf", help="per-node MTBFs in seconds, comma-separated or START:STOP:STEP; "
+    g.add_argument("--policy", dest="policies", help="policies, comma-separated: batch conservative,easy,fcfs; "
+                   "torus fcfs,balancing,tiebreak")
+    g.add_argument("--node-mtbf", help="batch: per-node MTBFs in seconds, comma-separated or START:STOP:STEP; "
                    "none = failure-free, e.g. none,2.592e6")
     g.add_argument("--downtime", help="downtimes in seconds (values as --qbar)")
-    g.add_argument("--checkpoint-cost", help="checkpoint costs C in seconds (values as --qbar)")
-    g.add_argument("--recovery-cost", help="recovery costs R in seconds (default: R = C)")
-    g.add_argument("--seeds", type=int, help="failure traces per failure setting (default 1)")
+    g.add_argument("--checkpoint-cost", help="batch: checkpoint costs C in seconds (values as --qbar)")
+    g.add_argument("--recovery-cost", help="batch: recovery costs R in seconds (default: R = C)")
+    g.add_argument("--seeds", type=int, help="failure traces per failure setting (torus: per point; default 1)")
     g = p.add_argument_group("execution")
     g.add_argument("--workers", type=int, help="local worker processes (default: all cores)")
     g.add_argument("--dask", metavar="ADDRESS", help="run on this Dask scheduler, e.g. tcp://host:8786")
@@ -155,10 +162,12 @@ def register(sub: Any) -> None:
                    help="draw the paper's panels to FILE: the suffix picks the format (.png, .svg, .pdf, ...), "
                    "none writes FILE.png and FILE.svg")
     p.add_argument("--title", help="figure title")
-    p.add_argument("--figure", choices=("flows", "ratios", "utilization", "sweep"), default=None,
+    p.add_argument("--figure", choices=(*BATCH_FIGURES, *TORUS_FIGURES), default=None,
                    help="batch campaigns: which figure --plot draws: flows per size class (Figs. 1, 4, 5 of "
                    "[Du2024]; the default), ratios of each policy over --baseline per size class (Figs. 6-7, "
-                   "13, 19-21), the utilization breakdown (Fig. 3), the ratios as the MTBF varies (Figs. 9-11)")
+                   "13, 19-21), the utilization breakdown (Fig. 3), the ratios as the MTBF varies (Figs. 9-11); "
+                   "torus campaigns ([Oliner2004]): " + "; ".join(f"{k} ({v[1]})" for k, v in TORUS_FIGURES.items())
+                   + " (default: the grid's: failures, else confidence, else accuracy)")
     p.add_argument("--baseline", default="conservative", metavar="POLICY",
                    help="batch campaigns: the policy the ratios divide by (default conservative)")
     p.add_argument("--qbar", type=float, help="only this qbar")
@@ -167,7 +176,8 @@ def register(sub: Any) -> None:
     p.add_argument("--heuristic", dest="heuristics", help="only these heuristics (comma-separated)")
     p.alias("--heuristics", "--heuristic")
     p.add_argument("--source", help="only this source")
-    p.add_argument("--policy", dest="policies", help="batch campaigns: only these policies (comma-separated)")
+    p.add_argument("--policy", dest="policies",
+                   help="batch and torus campaigns: only these policies (comma-separated)")
     p.add_argument("--node-mtbf", help="batch campaigns: only this node MTBF (seconds, or none)")
     p.set_defaults(func=cmd_report)
 
@@ -184,9 +194,12 @@ RIGID_FLAGS = (("synthetic", "--synthetic"), ("instances", "--instances"), ("tra
 BATCH_FLAGS = (("workload", "--workload"), ("policies", "--policy"), ("node_mtbf", "--node-mtbf"),
                ("downtime", "--downtime"), ("checkpoint_cost", "--checkpoint-cost"),
                ("recovery_cost", "--recovery-cost"), ("seeds", "--seeds"))
+#: the flags a torus campaign refuses (it takes --workload, --days, --policy, --downtime, --seeds)
+TORUS_REFUSED = (*RIGID_FLAGS, ("node_mtbf", "--node-mtbf"), ("checkpoint_cost", "--checkpoint-cost"),
+                 ("recovery_cost", "--recovery-cost"))
 
 
-def spec_from_args(args: argparse.Namespace) -> CampaignSpec | BatchSpec:
+def spec_from_args(args: argparse.Namespace) -> CampaignSpec | BatchSpec | TorusSpec:
     """The spec of ``simulate``: the TOML file if given, then the flags over it."""
     traces_dir = getattr(args, "traces_dir", None)
     if traces_dir is not None and not Path(traces_dir).expanduser().is_dir():
@@ -198,11 +211,14 @@ def spec_from_args(args: argparse.Namespace) -> CampaignSpec | BatchSpec:
     simulator = spec.simulator if spec is not None else (args.simulator or ("batch" if args.workload else "rigid"))
     if spec is not None and args.simulator not in (None, spec.simulator):
         raise CampaignError(f"{path}: a {spec.simulator} campaign; --simulator {args.simulator} does not apply")
-    for dest, flag in (RIGID_FLAGS if simulator == "batch" else BATCH_FLAGS):
+    refused = {"batch": RIGID_FLAGS, "torus": TORUS_REFUSED}.get(simulator, BATCH_FLAGS)
+    for dest, flag in refused:
         if getattr(args, dest, None) not in (None, False):
             raise CampaignError(f"{flag} does not apply to a {simulator} campaign" + (f" ({path})" if path else ""))
     if simulator == "batch":
         return _batch_spec_from_args(args, spec, path, traces_dir)
+    if simulator == "torus":
+        return _torus_spec_from_args(args, spec, traces_dir)
     sources: list[Any] = []
     if args.synthetic:
         sources.append(SyntheticSource(sets=args.synthetic, n=args.jobs))
@@ -280,6 +296,28 @@ def _batch_spec_from_args(args: argparse.Namespace, spec: Any, path: Path | None
     return spec.normalized()
 
 
+def _torus_spec_from_args(args: argparse.Namespace, spec: Any, traces_dir: str | None) -> TorusSpec:
+    """A torus campaign: its TOML spec, with --workload, --policy, --downtime, --seeds, --seed
+    and --name over it."""
+    if spec is None:
+        raise CampaignError("a torus campaign needs a TOML spec (simulator = \"torus\"), e.g. "
+                            "coschedule simulate oliner2004-demo")
+    changes: dict[str, Any] = {}
+    if args.workload:
+        changes["sources"] = tuple(workload_source_for(w, days=args.days, traces_dir=traces_dir) for w in args.workload)
+    if args.policies:
+        changes["policies"] = tuple(x.strip().lower() for x in args.policies.split(",") if x.strip())
+        for owner, key in (("balancing", "confidence"), ("tiebreak", "accuracy")):
+            if owner not in changes["policies"]:
+                changes[key] = ()  # the spec's values of a scheduler --policy leaves out
+    if args.downtime:
+        changes["downtime"] = parse_values(args.downtime, float, "--downtime")
+    for key in ("seeds", "seed", "name"):
+        if getattr(args, key) is not None:
+            changes[key] = getattr(args, key)
+    return with_changes(spec, **changes)
+
+
 def cmd_simulate(args: argparse.Namespace) -> int:
     spec = spec_from_args(args)
     db = args.db or f"{spec.name}.sqlite"
@@ -331,30 +369,30 @@ def cmd_simulate(args: argparse.Namespace) -> int:
 def _filters(args: argparse.Namespace, simulator: str) -> list[tuple[str, str, Any]]:
     """``(flag as typed, row key, predicate)`` for each filter given to ``report``; a filter of
     another simulator's columns is an error."""
-    out: list[tuple[str, str, Any, str | None]] = []
+    out: list[tuple[str, str, Any, tuple[str, ...] | None]] = []
     if args.qbar is not None:
-        out.append((f"--qbar {args.qbar:g}", "qbar", lambda v: abs(v - args.qbar) < 1e-12, "rigid"))
+        out.append((f"--qbar {args.qbar:g}", "qbar", lambda v: abs(v - args.qbar) < 1e-12, ("rigid",)))
     if args.P is not None:
-        out.append((f"--P {args.P}", "P_grid", lambda v: v == args.P, "rigid"))
+        out.append((f"--P {args.P}", "P_grid", lambda v: v == args.P, ("rigid",)))
     if args.priority is not None:
-        out.append((f"--priority {args.priority}", "priority", lambda v: v == args.priority.upper(), "rigid"))
+        out.append((f"--priority {args.priority}", "priority", lambda v: v == args.priority.upper(), ("rigid",)))
     if args.heuristics:
         heur = {h.strip().lower() for h in args.heuristics.split(",")}
-        out.append((f"--heuristic {args.heuristics}", "heuristic", lambda v: v in heur, "rigid"))
+        out.append((f"--heuristic {args.heuristics}", "heuristic", lambda v: v in heur, ("rigid",)))
     if args.policies:
         pols = {h.strip().lower() for h in args.policies.split(",")}
-        out.append((f"--policy {args.policies}", "policy", lambda v: v in pols, "batch"))
+        out.append((f"--policy {args.policies}", "policy", lambda v: v in pols, ("batch", "torus")))
     if args.node_mtbf is not None:
         mtbf = _node_mtbf_values(args.node_mtbf)
         if len(mtbf) != 1:
             raise CampaignError(f"--node-mtbf {args.node_mtbf}: give one value (seconds, or none)")
         m = mtbf[0]
         out.append((f"--node-mtbf {args.node_mtbf}", "node_mtbf",
-                    lambda v: v is None if m is None else v is not None and abs(v - m) <= 1e-9 * m, "batch"))
+                    lambda v: v is None if m is None else v is not None and abs(v - m) <= 1e-9 * m, ("batch",)))
     if args.source is not None:
         out.append((f"--source {args.source}", "source", lambda v: v == args.source, None))
-    for flag, _, _, sim in out:
-        if sim not in (None, simulator):
+    for flag, _, _, sims in out:
+        if sims is not None and simulator not in sims:
             raise CampaignError(f"{flag.split()[0]} does not filter a {simulator} campaign")
     return [(flag, key, ok) for flag, key, ok, _ in out]
 
@@ -435,6 +473,8 @@ def cmd_report(args: argparse.Namespace) -> int:
                 raise CampaignError(f"{db}: no completed cell matches; nothing to plot")
             if sim.figure and store.simulator == "batch":
                 fig = sim.figure(selected, args.title, kind=args.figure or "flows", baseline=args.baseline)
+            elif sim.figure and store.simulator == "torus":
+                fig = sim.figure(selected, args.title, kind=args.figure)
             else:
                 fig = sim.figure(selected, args.title) if sim.figure else plot_groups(groups, title=args.title)
             write_figure(fig, args.plot)

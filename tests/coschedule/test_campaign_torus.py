@@ -259,3 +259,36 @@ def test_figure_errors(reference_db):
     with pytest.raises(CampaignError, match="draws tiebreak runs"):
         torus_figure([r for r in rows if r["policy"] != "tiebreak"], kind="slowdown-accuracy")
 
+
+def test_cli_simulate_report_and_figure(tmp_path, capsys):
+    pytest.importorskip("matplotlib")
+    from coschedule.cli import main
+
+    spec = tmp_path / "tiny.toml"
+    spec.write_text(f"""simulator = "torus"
+seed = 5
+seeds = 2
+shape = "2x2x4"
+policies = ["fcfs", "balancing"]
+confidence = [0.1, 0.9]
+failure_count = [0, 8, 16]
+[[source]]
+kind = "swf"
+path = "{NASA}"
+jobs = 30
+""")
+    db = tmp_path / "t.sqlite"
+    assert main(["simulate", str(spec), "--db", str(db), "--workers", "1", "--quiet"]) == 0
+    out = capsys.readouterr().out
+    assert "15 cells computed" in out
+    assert main(["report", str(db), "--policy", "fcfs,balancing", "--plot", str(tmp_path / "f.png")]) == 0
+    out, err = capsys.readouterr()
+    assert "campaign tiny: 15 of 15 cells, one simulation each" in out and "wrote figure" in err
+    assert (tmp_path / "f.png").stat().st_size > 0
+    assert main(["report", str(db), "--plot", str(tmp_path / "u.svg"), "--figure", "utilization-failures"]) == 0
+    assert (tmp_path / "u.svg").is_file()
+    assert main(["simulate", str(spec), "--db", str(db), "--node-mtbf", "1e6"]) == 2
+    assert "--node-mtbf does not apply to a torus campaign" in capsys.readouterr().err
+    assert main(["simulate", str(spec), "--db", str(tmp_path / "s.sqlite"), "--seeds", "1", "--policy", "fcfs",
+                 "--dry-run"]) == 0
+    assert "(1 failure-free + 2 failure_count x 1 downtime x 1 seeds) x (fcfs) = 3 cells" in capsys.readouterr().out
