@@ -145,6 +145,10 @@ class TorusScheduler:
         The tie-breaking predictor's draws (one per failure of the log).
     """
 
+    #: keep the head's reservation and skip jobs known to find no partition between instants
+    #: where nothing changed (False: recompute everything at every instant; the same runs, tested)
+    caches = True
+
     def __init__(self, dims: Sequence[int], placement: str = "fcfs", *, backfill: bool = True,
                  migration: bool = False, confidence: float = 0.0, accuracy: float = 0.0, pf: str = "max",
                  seed: Any = 0) -> None:
@@ -200,6 +204,7 @@ class TorusScheduler:
         # a job starts, ends, fails or migrates, or a unit comes back
         self._version = 0
         self._reservation: tuple[int, int, float, np.ndarray | None] | None = None
+        self._tried: tuple[int, int] | None = None  # (version, head) of the last backfilling pass
 
     def job_failed(self, sim: Simulation, job: int, node: int) -> None:
         sim.requeue(job)
@@ -236,7 +241,18 @@ class TorusScheduler:
             started.add(j)
             k += 1
         if k < len(q) and self.backfill:
-            self._backfill(sim, q[k][1], q[k + 1:], bits, free, started)
+            head, version = q[k][1], self._version
+            if self.caches and self._tried == (version, head):
+                # nothing started, ended, failed or came back since the last backfilling pass,
+                # which started no job (same occupancy, same reservation): only the jobs that
+                # arrived since may start
+                new = set(instant.submitted)
+                rest = [item for item in q[k + 1:] if item[1] in new] if new else []
+            else:
+                rest = q[k + 1:]
+            if rest:
+                self._backfill(sim, head, rest, bits, free, started)
+            self._tried = (version, head) if self._version == version else None
         if started:
             self.queue = [item for item in q if item[1] not in started]
 
@@ -287,7 +303,7 @@ class TorusScheduler:
     def _backfill(self, sim: Simulation, head: int, rest: Sequence[tuple[float, int]], bits: np.ndarray,
                   free: np.ndarray, started: set[int]) -> None:
         cached = self._reservation
-        if cached is not None and cached[0] == self._version and cached[1] == head:
+        if self.caches and cached is not None and cached[0] == self._version and cached[1] == head:
             shadow, reserved = cached[2], cached[3]
         else:
             shadow, reserved = self._reserve(sim, head, bits)
@@ -316,26 +332,35 @@ class TorusScheduler:
         when it cannot fit even once every running job has ended. ``bits``: the packed
         occupancy now."""
         ix = self.index
-        ends: dict[float, list[int]] = {}
-        for j in sim.running:
-            ends.setdefault(sim.start_time[j] + sim.wall[j], []).append(j)
         p = sim.procs[head]
-        for t in sorted(ends):
-            for j in ends[t]:
-                bits = bits & ~self.held_bits[j]
-            if ix.has_free(bits, p):
-                free = ix.free_boxes(bits)
-                row = self._least_loss(free, ix.of_size(free, p))
-                mask = np.zeros(ix.n_nodes, dtype=bool)
-                mask[ix.nodes(row)] = True
-                return max(t, sim.now), mask
-        return math.inf, None
+        running = sorted(sim.running, key=lambda j: sim.start_time[j] + sim.wall[j])
+        if not running:
+            return math.inf, None
+        ends = np.array([sim.start_time[j] + sim.wall[j] for j in running])
+        # the occupancy once the first k jobs have ended: fits or not is monotone in k, so a
+        # bisection over the instants (all jobs ending at one instant go together)
+        released = np.bitwise_or.accumulate(np.array([self.held_bits[j] for j in running]), axis=0)
+        last = np.r_[np.flatnonzero(ends[1:] != ends[:-1]), len(running) - 1]  # last job of each instant
+        if not ix.has_free(bits & ~released[last[-1]], p):
+            return math.inf, None
+        lo, hi = 0, len(last) - 1  # the first instant at which the head fits is in last[lo..hi]
+        while lo < hi:
+            mid = (lo + hi) // 2
+            if ix.has_free(bits & ~released[last[mid]], p):
+                hi = mid
+            else:
+                lo = mid + 1
+        k = int(last[lo])
+        free = ix.free_boxes(bits & ~released[k])
+        row = self._least_loss(free, ix.of_size(free, p))
+        mask = np.zeros(ix.n_nodes, dtype=bool)
+        mask[ix.nodes(row)] = True
+        return max(float(ends[k]), sim.now), mask
 
     def _least_loss(self, free: np.ndarray, rows: Any) -> Any:
         if len(rows) == 1:
             return rows[0]
-        loss = self.index.mfp_size(free) - self.index.mfp_after(free, rows)
-        return rows[int(np.argmin(loss))]
+        return rows[int(np.argmax(self.index.mfp_after(free, rows, first_only=True)))]
 
     def _place(self, sim: Simulation, j: int, free: np.ndarray, avoid: np.ndarray | None, *,
                until: float | None = None) -> Any:
@@ -351,19 +376,30 @@ class TorusScheduler:
             return None
         if len(rows) == 1:
             return rows[0]
-        loss = ix.mfp_size(free) - ix.mfp_after(free, rows)
         if self.oracle is None:  # fcfs, or a predictor that says nothing (a = 0)
-            return rows[int(np.argmin(loss))]
+            return rows[int(np.argmax(ix.mfp_after(free, rows, first_only=True)))]
+        before = ix.mfp_size(free)
         failing = self.oracle.failing(sim.now + sim.wall[j] if until is None else until)
+        # L_MFP of the partitions that can win; the others (-1 from mfp_after) lose more: +inf
         if self.placement == "tiebreak":  # the predictor is asked about the tied partitions only
-            tied = np.flatnonzero(loss == loss.min())
+            after = ix.mfp_after(free, rows, first_only=True)
+            tied = np.flatnonzero(after >= 0)
             if tied.size == 1:
                 return rows[int(tied[0])]
             sub = rows[tied] if isinstance(rows, np.ndarray) else [rows[int(t)] for t in tied]
             hits = np.zeros(len(rows), dtype=np.int64)
             hits[tied] = ix.hits(sub, failing)
-        else:
+        else:  # balancing: the best E_loss among the least L_MFP bounds the L_MFP worth knowing
             hits = ix.hits(rows, failing)
+            a = self.confidence
+            pfail = np.where(hits > 0, a, 0.0) if self.pf == "max" else 1.0 - (1.0 - a) ** hits
+            after = ix.mfp_after(free, rows, first_only=True)
+            known = after >= 0
+            bound = float(((before - after[known]) + pfail[known] * p).min())
+            floor = max(0, math.ceil(before - bound - 1e-6))
+            if floor < int(after.max()):
+                after = ix.mfp_after(free, rows, floor=floor)
+        loss = np.where(after >= 0, before - after, np.iinfo(np.int64).max // 4)
         a = self.confidence if self.placement == "balancing" else self.accuracy
         return rows[choose_partition(self.placement, loss, hits, p, a, self.pf)]
 

@@ -151,18 +151,25 @@ class BoxIndex:
         mb = self.pack(node_mask)
         return _popcount(self.bits[np.asarray(rows, dtype=np.int64)] & mb)
 
-    def mfp_after(self, free: np.ndarray, rows: np.ndarray) -> np.ndarray:
-        """For each row of ``rows`` (free boxes), the MFP size once that box is taken."""
+    def mfp_after(self, free: np.ndarray, rows: np.ndarray, *, floor: int = 0, first_only: bool = False) -> np.ndarray:
+        """For each row of ``rows`` (free boxes), the MFP size once that box is taken.
+
+        Only values ``>= floor`` are sought: a row whose value is smaller gets -1. With
+        ``first_only``, only the rows of the largest value are sought (the others get -1): what
+        a least-loss choice needs, without scanning on for the rows that lose more. Either way
+        a value that is not -1 is exact."""
         rows = np.asarray(rows, dtype=np.int64)
-        out = np.zeros(rows.size, dtype=np.int64)
+        out = np.full(rows.size, -1 if (floor > 0 or first_only) else 0, dtype=np.int64)
         if not rows.size:
             return out
         pending = np.arange(rows.size)
         cand = self.bits[rows]
         free_rows = np.flatnonzero(free)
+        sizes = self.size[free_rows]  # decreasing
+        end = int(np.searchsorted(-sizes, -floor, side="right")) if floor > 0 else free_rows.size
         start, block = 0, 4
-        while start < free_rows.size:  # blocks of 4, 16, 64, 256, 256 ... free boxes
-            blk = free_rows[start:start + block]
+        while start < end:  # blocks of 4, 16, 64, 256, 256 ... free boxes
+            blk = free_rows[start:min(start + block, end)]
             start += block
             block = min(4 * block, _BLOCK)
             c, f = cand[pending], self.bits[blk]
@@ -173,10 +180,15 @@ class BoxIndex:
             hit = disjoint.any(axis=1)
             if hit.any():
                 first = np.argmax(disjoint[hit], axis=1)
-                out[pending[hit]] = self.size[blk[first]]
+                found = self.size[blk[first]]
+                out[pending[hit]] = found
                 pending = pending[~hit]
                 if not pending.size:
                     break
+                if first_only and end > start:  # only the boxes as large as the best found
+                    end = min(end, int(np.searchsorted(-sizes, -int(out.max()), side="right")))
+        if first_only:
+            out[out < out.max()] = -1
         return out
 
 
@@ -216,12 +228,15 @@ class GenericIndex:
         m = np.asarray(node_mask, dtype=bool).reshape(self.dims)
         return np.array([int(np.count_nonzero(m[b.mask(self.dims)])) for b in boxes], dtype=np.int64)
 
-    def mfp_after(self, occ: np.ndarray, boxes: list[Box]) -> np.ndarray:
+    def mfp_after(self, occ: np.ndarray, boxes: list[Box], *, floor: int = 0, first_only: bool = False) -> np.ndarray:
         out = np.zeros(len(boxes), dtype=np.int64)
         for k, b in enumerate(boxes):
             o = occ.copy()
             o[b.mask(self.dims)] = True
             out[k] = max_free_partition(o).size
+        out[out < floor] = -1
+        if first_only and out.size:
+            out[out < out.max()] = -1
         return out
 
 

@@ -382,3 +382,51 @@ def test_validator_checks_migrations() -> None:
         validate_torus_run(dataclasses.replace(run, result=dataclasses.replace(run.result, attempts=tuple(lost))))
     with pytest.raises(InvalidSchedule, match="the migration cost 2 after a migration"):
         validate_torus_run(dataclasses.replace(run, result=dataclasses.replace(run.result, migration_cost=2.0)))
+
+
+@given(torus_cases(), st.integers(30, 60))
+def test_caches_change_nothing(case, n) -> None:
+    """The scheduler's caches (the head's reservation, the jobs known to find no partition)
+    give the runs of a scheduler that recomputes everything at every instant."""
+    from coschedule.heuristics.torus import TorusScheduler
+
+    dims = case["jobs"].dims
+    rng = np.random.default_rng(case["seed"])
+    sizes = [int(s) for s in box_sizes(dims)]
+    length = rng.integers(1, 80, n).astype(float)
+    w = Workload(tuple(f"j{k}" for k in range(n)), np.sort(rng.integers(0, 100, n)).astype(float),
+                 rng.choice(sizes, n), length + rng.integers(0, 30, n), length, math.prod(dims))
+    case["jobs"] = torus_workload(w, dims)
+    case["backfill"] = True
+    jobs_ = case.pop("jobs")
+    policy = case.pop("policy")
+    cached = run_torus(jobs_, policy, **case)
+    TorusScheduler.caches = False
+    try:
+        fresh = run_torus(jobs_, policy, **case)
+    finally:
+        TorusScheduler.caches = True
+    assert timeline(fresh) == timeline(cached)
+
+
+def test_caches_change_nothing_on_busy_queues() -> None:
+    """Long queues on four tori, 60 seeds: the cached scheduler's runs are those of one that
+    recomputes everything (a cache kept across a reservation that moved made 2 of these 60
+    differ)."""
+    from coschedule.heuristics.torus import TorusScheduler
+
+    for seed in range(60):
+        dims = [(2, 2, 4), (4, 4, 8), (1, 3, 5), (2, 2, 2)][seed % 4]
+        rng = np.random.default_rng(seed)
+        n, N = 150, math.prod(dims)
+        length = rng.integers(1, 100, n).astype(float)
+        w = Workload(tuple(map(str, range(n))), np.sort(rng.integers(0, 400, n)).astype(float),
+                     rng.choice([int(s) for s in box_sizes(dims)], n), length * rng.uniform(1, 3, n), length, N)
+        j = torus_workload(w, dims)
+        cached = run_torus(j, "fcfs")
+        TorusScheduler.caches = False
+        try:
+            fresh = run_torus(j, "fcfs")
+        finally:
+            TorusScheduler.caches = True
+        assert timeline(fresh) == timeline(cached), seed
