@@ -430,3 +430,24 @@ def test_caches_change_nothing_on_busy_queues() -> None:
         finally:
             TorusScheduler.caches = True
         assert timeline(fresh) == timeline(cached), seed
+
+
+@given(st.sampled_from(DIMS), st.integers(0, 2**32 - 1), st.integers(0, 64))
+def test_partial_mfp_after(dims, seed, floor) -> None:
+    """mfp_after's partial answers: every value it gives is exact; with first_only it gives
+    exactly the rows of the largest value; with a floor, exactly the rows at or above it."""
+    from coschedule.torus.index import BoxIndex
+
+    ix = BoxIndex(dims)
+    rng = np.random.default_rng(seed)
+    occ = rng.uniform(size=dims) < rng.uniform(0, 0.8)
+    free = ix.free_boxes(ix.pack(occ))
+    for size in sorted({int(s) for s in box_sizes(dims)})[:4]:
+        rows = ix.of_size(free, size)
+        exact = ix.mfp_after(free, rows)
+        first = ix.mfp_after(free, rows, first_only=True)
+        low = ix.mfp_after(free, rows, floor=floor)
+        if rows.size:
+            assert np.array_equal(first >= 0, exact == exact.max())
+        assert np.array_equal(first[first >= 0], exact[first >= 0])
+        assert np.array_equal(low >= 0, exact >= floor) and np.array_equal(low[low >= 0], exact[low >= 0])
