@@ -188,6 +188,8 @@ class BoxIndex:
                 if first_only and end > start:  # only the boxes as large as the best found
                     end = min(end, int(np.searchsorted(-sizes, -int(out.max()), side="right")))
         if first_only:
+            if floor <= 0 and (out < 0).all():  # no free box is disjoint from any: all 0, all tied
+                out[:] = 0
             out[out < out.max()] = -1
         return out
 
