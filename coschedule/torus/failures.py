@@ -34,9 +34,9 @@ def clustered_failures(dims: Sequence[int], count: int, *, start: float, end: fl
                        burst: float = 4.0, spread: float = 0.0) -> FailureTrace:
     """Exactly ``count`` failures in bursts: each burst has ``1 + Poisson(burst - 1)`` failures
     (mean ``burst``; the last one cut to the count), starts at a uniform time of ``[start,
-    end)`` on a uniform node, and its other failures strike each on a uniform node of the
-    ``3×3×3`` neighbourhood of the first (wrapping; the node itself included), at the same
-    instant by default ("simultaneously reported from different nodes", §7.1: a job hit by a
+    end)`` on a uniform node, and its other failures strike distinct other nodes of the
+    ``3×3×3`` neighbourhood of the first (wrapping; drawn without replacement, so a burst is at
+    most that neighbourhood), at the same instant by default ("simultaneously reported from different nodes", §7.1: a job hit by a
     burst is lost once), or, with ``spread > 0``, after exponential delays of mean ``spread``
     seconds, kept inside the period."""
     X, Y, Z = check_dims(dims)
@@ -57,11 +57,14 @@ def clustered_failures(dims: Sequence[int], count: int, *, start: float, end: fl
         times.append(t0)
         nodes.append((ci * Y + cj) * Z + ck)
         t = t0
-        for _ in range(k - 1):
+        hood = sorted({(((ci + a) % X) * Y + (cj + b) % Y) * Z + (ck + c) % Z
+                       for a in (-1, 0, 1) for b in (-1, 0, 1) for c in (-1, 0, 1)} - {nodes[-1]})
+        others = rng.permutation(len(hood))[:k - 1] if hood else []
+        k = 1 + len(others)  # a burst on a tiny torus has at most its distinct neighbours
+        for m in others:
             t = min(t + float(rng.exponential(spread)) if spread > 0 else t, float(last))
-            d = rng.integers(-1, 2, size=3)
             times.append(t)
-            nodes.append((((ci + d[0]) % X) * Y + (cj + d[1]) % Y) * Z + (ck + d[2]) % Z)
+            nodes.append(hood[int(m)])
     return FailureTrace(np.array(times), np.array(nodes, dtype=np.int64), X * Y * Z)
 
 
