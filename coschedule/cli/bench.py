@@ -366,8 +366,17 @@ def _torus_mfp_rows(rows: list[Any]) -> None:
               f"{'yes' if r.agree else 'NO'}")
 
 
+def _torus_sim_rows(rows: list[Any]) -> None:
+    print(f"one whole simulation (4x4x8 torus, 4,000 clustered failures, seed 0; CPU seconds of this process, "
+          f"one thread; target {rows[0].target:g} s on one core):")
+    print(f"{'case':<14} {'policy':<10} {'jobs':>6} {'CPU':>8} {'wall':>8} {'/ target':>9}  validated")
+    for r in rows:
+        print(f"{r.case:<14} {r.policy:<10} {r.jobs:>6} {_secs(r.cpu):>8} {_secs(r.wall):>8} "
+              f"{_num(r.ratio(), '.2f', 'x'):>9}  {'yes' if r.agree else 'NO'}")
+
+
 #: how each kind of torus benchmark row is printed, in this order
-_TORUS_PRINTERS = {"free": _torus_free_rows, "mfp": _torus_mfp_rows}
+_TORUS_PRINTERS = {"free": _torus_free_rows, "mfp": _torus_mfp_rows, "sim": _torus_sim_rows}
 
 
 def _bench_torus(args: argparse.Namespace, tty: bool) -> int:
@@ -375,7 +384,7 @@ def _bench_torus(args: argparse.Namespace, tty: bool) -> int:
     from ..bench_torus import DEFAULT_CASES, SEED, bench_torus
 
     if args.quick:
-        cases = [c for c in DEFAULT_CASES if c != "mfp-16"]
+        cases = [c for c in DEFAULT_CASES if c != "mfp-16" and not c.startswith("sim-")]
     else:
         cases = list(DEFAULT_CASES)
     if args.cases:
@@ -390,15 +399,16 @@ def _bench_torus(args: argparse.Namespace, tty: bool) -> int:
     if args.json:
         emit_json({"torus": {"repeat": repeat, "rows": [r.to_dict() for r in rows]}})
     else:
-        print(f"torus partition finders on random occupancies (busy: the nodes occupied, seed {SEED}); wall "
-              f"seconds, one thread; fast: least of {repeat} runs, the others once; ratio = time / fast's, "
-              "in this run")
+        if any(r.kind != "sim" for r in rows):
+            print(f"torus partition finders on random occupancies (busy: the nodes occupied, seed {SEED}); wall "
+                  f"seconds, one thread; fast: least of {repeat} runs, the others once; ratio = time / fast's, "
+                  "in this run")
         for kind, printer in _TORUS_PRINTERS.items():
             mine = [r for r in rows if r.kind == kind]
             if mine:
                 printer(mine)
         for r in rows:
-            for m, why in r.notes.items():
+            for m, why in getattr(r, "notes", {}).items():
                 print(f"n/m: {r.case} by {m}: {NOT_MEASURED}: {why}")
     if differ:
         print(f"coschedule bench: the finders disagree on {', '.join(differ)}", file=sys.stderr)
@@ -410,7 +420,7 @@ def register(sub: Any) -> None:
     p = sub.add_parser(
         "bench", formatter_class=Formatter,
         help="benchmarks (kinp: exact methods; rlist: the rigid heuristics' kernels; campaign: a whole campaign; "
-        "batch: the batch simulator; torus: the partition finders)",
+        "batch: the batch simulator; torus: the partition finders and a torus simulation)",
         description="Measurements, not tests; every number printed is measured, a comparison not made "
         "says 'not measured'.\n"
         "  kinp      the paper's ILP against the default exact method on seeded eq. (1.13) instances, "
@@ -432,8 +442,9 @@ def register(sub: Any) -> None:
         "partitions of 8, 64 and 512 nodes on 16x16x16 by the fast finder, the Appendix as printed and the "
         "Appendix with an early stop (lists checked identical; ratios to the fast one in the same run), and of 8 "
         "and 64 nodes at 10 % occupancy; the MFP of 32x32x64 (the BlueGene/L node torus; also at 10 % and 1 %), "
-        "of 16x16x16 and of 8x8x8. --cases picks some; mfp-16-appendix (the Appendix as printed on 16x16x16, "
-        "long) only when named.\n"
+        "of 16x16x16 and of 8x8x8; one whole simulation of the NASA log (4,000 failures) with Balancing "
+        "(sim-nasa; the target: 30 s of CPU on one core) and with FCFS (sim-nasa-fcfs). --cases picks some; "
+        "mfp-16-appendix (the Appendix as printed on 16x16x16, long) only when named.\n"
         "--baseline-binary PATH: the authors' C++ simulator (github.com/vlefevre/job-scheduling, "
         "main.cpp) or any program with its interface: PATH INSTANCE FAILURES COUNT, INSTANCE = first "
         "line 'lambda P verif priority batch naive shelf' (priority: length, rlength, procs, rprocs, "
@@ -450,7 +461,8 @@ def register(sub: Any) -> None:
         "  coschedule bench campaign --spec campaigns/fig5.toml   # the full Fig. 5 (about 46 min)\n"
         "  coschedule bench batch                    # about 4 minutes with AccaSim\n"
         "  coschedule bench batch --cases kth-easy --no-accasim --json\n"
-        "  coschedule bench torus                    # about 20 s\n"
+        "  coschedule bench torus                    # about a minute\n"
+        "  coschedule bench torus --cases sim-nasa   # one NASA simulation with Balancing, against 30 s\n"
         "  coschedule bench torus --cases free-64,mfp-bgl --repeat 10 --json\n",
     )
     p.add_argument("suite", choices=["kinp", "rlist", "campaign", "batch", "torus"],
@@ -459,8 +471,9 @@ def register(sub: Any) -> None:
                    "simulator (time, memory) and AccaSim side by side; torus: the partition finders")
     p.add_argument("--cases", help="batch: comma-separated cases among mira, lanl-easy, lanl-conservative, "
                    "kth-easy, kth-conservative (default all; --quick: mira and kth); torus: among free-8, free-64, "
-                   "free-512, free-8-10, free-64-10, mfp-bgl, mfp-bgl-10, mfp-bgl-1, mfp-16, mfp-8, mfp-16-appendix "
-                   "(default all but mfp-16-appendix; --quick: not mfp-16 either)")
+                   "free-512, free-8-10, free-64-10, mfp-bgl, mfp-bgl-10, mfp-bgl-1, mfp-16, mfp-8, mfp-16-appendix, "
+                   "sim-nasa, sim-nasa-fcfs (default all but mfp-16-appendix; --quick: not mfp-16 nor the "
+                   "simulations either)")
     p.add_argument("--repeat", type=positive_int, default=None,
                    help="batch: runs per case, each in a fresh process; the least CPU is kept (default 1); "
                    "torus: runs of the fast finder, the least time kept (default 5)")

@@ -126,3 +126,29 @@ def test_cli_unknown_case_is_one_line(capsys):
     assert main(["bench", "torus", "--cases", "mfp-99"]) == 2
     err = capsys.readouterr().err
     assert err.startswith("coschedule bench: error: unknown torus benchmark case 'mfp-99'") and err.count("\n") == 1
+
+
+def test_simulation_row_on_a_small_log(capsys, monkeypatch):
+    """A whole simulation's row: the run validated, CPU and wall measured, the ratio to the
+    target; the CLI prints it in its own table (a small log stands in for NASA)."""
+    from coschedule.sim.workload import Workload
+    from coschedule.torus.metrics import torus_metrics
+    from coschedule.torus.run import run_torus
+    from coschedule.torus.workload import torus_workload
+
+    rng = np.random.default_rng(2)
+    n = 60
+    w = Workload(tuple(map(str, range(n))), np.sort(rng.uniform(0, 3000, n)), rng.choice([1, 2, 4, 8, 16], n),
+                 np.full(n, 400.0), rng.uniform(10, 400, n), 128, name="small")
+    jobs = torus_workload(w, (4, 4, 8))
+    row = bt.bench_simulation("sim-small", "balancing", jobs=jobs, failure_count=40, confidence=0.5, repeat=2)
+    assert row.kind == "sim" and row.agree and row.jobs == n and row.failures == 40 and row.runs == 2
+    assert row.cpu > 0 and row.wall > 0 and row.ratio() == row.cpu / bt.SIM_TARGET
+    ref = run_torus(jobs, "balancing", failure_count=40, seed=0, confidence=0.5)
+    assert row.mean_bsld == torus_metrics(ref).mean_bsld
+    assert json.loads(json.dumps(row.to_dict()))["ratio_to_target"] == row.ratio()
+    monkeypatch.setitem(bt.TORUS_CASES, "sim-nasa", lambda repeat, progress: row)
+    assert main(["bench", "torus", "--cases", "sim-nasa"]) == 0
+    out = capsys.readouterr().out
+    assert "one whole simulation" in out and "sim-small" in out and "/ target" in out
+    assert "partition finders" not in out
