@@ -3,7 +3,9 @@
 * hypothesis strategies drawing instances from :mod:`coschedule.generators`;
 * :func:`fewer`, to lower the active profile's example count for slow properties;
 * :func:`brute_force_one_pack`, an independent reference for the 1-pack problem (§1.4.2);
-* :func:`package_doctests`, to run the doctests of a package and of each of its modules.
+* :func:`package_doctests`, to run the doctests of a package and of each of its modules;
+* :func:`cli_run` and :func:`cli_fails`, to run ``coschedule`` in-process and read what it
+  printed, or the one line of a command that must fail with exit status 2.
 """
 
 from __future__ import annotations
@@ -29,6 +31,8 @@ __all__ = [
     "fewer",
     "brute_force_one_pack",
     "package_doctests",
+    "cli_run",
+    "cli_fails",
 ]
 
 #: seeds for the generators (numpy refuses negative seeds)
@@ -100,3 +104,23 @@ def package_doctests(package: ModuleType) -> doctest.TestResults:
     ]
     results = [doctest.testmod(m) for m in modules]
     return doctest.TestResults(sum(r.failed for r in results), sum(r.attempted for r in results))
+
+
+def cli_run(capsys, *argv: object) -> tuple[int, str, str]:
+    """``coschedule ARGV`` in this process: its exit status, stdout and stderr."""
+    from coschedule.cli import main
+
+    code = main([str(a) for a in argv])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def cli_fails(capsys, *argv: object) -> str:
+    """The error of a command that must exit 2 with one line and no traceback."""
+    try:
+        code, _, err = cli_run(capsys, *argv)
+    except SystemExit as e:  # argparse's usage errors
+        code, err = e.code, capsys.readouterr().err
+    assert code == 2, err
+    assert err.count("\n") == 1 and "Traceback" not in err, err
+    return err

@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from coschedule.cli import main
+from coschedule_testing import cli_fails as fails
+from coschedule_testing import cli_run as run
 from coschedule.sim.nodesets import parse_nodes
 from coschedule.sim.workload import Workload, write_batsim
 from coschedule.torus import box_from_nodes
@@ -21,22 +22,6 @@ from coschedule.torus.workload import torus_workload
 ROOT = Path(__file__).resolve().parents[2]
 TOY = str(ROOT / "instances" / "batch" / "toy.json")
 TOY_FAILURES = str(ROOT / "instances" / "batch" / "toy-failures.csv")
-
-
-def run(capsys, *argv) -> tuple[int, str, str]:
-    code = main([str(a) for a in argv])
-    out, err = capsys.readouterr()
-    return code, out, err
-
-
-def fails(capsys, *argv) -> str:
-    try:
-        code, _, err = run(capsys, *argv)
-    except SystemExit as e:
-        code, err = e.code, capsys.readouterr().err
-    assert code == 2, err
-    assert err.count("\n") == 1 and "Traceback" not in err, err
-    return err
 
 
 @pytest.fixture
