@@ -7,11 +7,13 @@ of this interpreter first on the PATH. The README's Python example runs too.
 
 The transcripts of docs/batch.md and docs/clairvoyant.md (plain fenced blocks of ``$ command`` lines, each followed by
 what it prints) run in order too, and print exactly what the page shows: what the command writes
-on stderr (the files it wrote, or its error), then its stdout, as a terminal shows them.
+on stderr (the files it wrote, or its error), then its stdout, as a terminal shows them. So do
+docs/torus.md's, whose ``python`` blocks are doctests.
 """
 
 from __future__ import annotations
 
+import doctest
 import os
 import re
 import shutil
@@ -61,8 +63,9 @@ def _run_all(commands: list[str], cwd: Path) -> None:
 def _transcripts(path: Path) -> list[tuple[str, str]]:
     """``(command, output)`` of every ``$ command`` line of the plain fenced blocks of ``path``."""
     items: list[tuple[str, list[str]]] = []
-    for block in re.findall(r"^```\n(.*?)^```", path.read_text(encoding="utf-8"), flags=re.S | re.M):
-        if not block.startswith("$ "):
+    fenced = re.findall(r"^```(\w*)\n(.*?)^```", path.read_text(encoding="utf-8"), flags=re.S | re.M)
+    for lang, block in fenced:  # every fenced block, so that a python block's closing fence opens none
+        if lang or not block.startswith("$ "):
             continue
         for line in block.splitlines():
             if line.startswith("$ "):
@@ -136,3 +139,23 @@ def test_stealing_guide_transcripts_print_what_they_show(clone_dir):
         assert shown == expected, f"$ {command}\n--- the page shows\n{expected}\n--- it prints\n{shown}"
         assert proc.returncode == 0, f"$ {command}: exit {proc.returncode}"
     assert "J3" in (clone_dir / "h311.csv").read_text()
+
+
+def test_torus_guide_transcripts_print_what_they_show(clone_dir):
+    """docs/torus.md: the occupancy example and the commands, as the page shows them; a command
+    whose output is an error exits 2."""
+    items = _transcripts(ROOT / "docs" / "torus.md")
+    assert len(items) >= 5 and items[0][0] == "cat instances/torus/example-8x8x8.txt"
+    assert any(command.startswith("coschedule torus mfp ") for command, _ in items)
+    for command, expected in items:
+        proc = _run(command, clone_dir)
+        shown = (proc.stderr + proc.stdout).rstrip("\n")
+        assert shown == expected, f"$ {command}\n--- the page shows\n{expected}\n--- it prints\n{shown}"
+        assert proc.returncode == (2 if "error:" in expected else 0), f"$ {command}: exit {proc.returncode}"
+
+
+def test_torus_guide_python_examples_are_real(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    result = doctest.testfile(str(ROOT / "docs" / "torus.md"), module_relative=False, encoding="utf-8",
+                              optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
+    assert result.attempted >= 10 and result.failed == 0
