@@ -171,6 +171,7 @@ def test_installed_wheel_runs_from_an_empty_folder(wheel_path, tmp_path):
     assert Path(out.strip()) == target / "coschedule/_bundled/docs/cli.md"
     assert any(re.fullmatch(r"references +References", line) for line in run("docs").splitlines())
     assert "optimal: 114" in run("solve", "figure-1-1", "--k", "3")
+    assert "(6,1,6)+4x7x7, 196 nodes" in run("torus", "mfp", "--occupied", "torus/example-8x8x8.txt")
     assert not any(work.iterdir())  # a dry run writes nothing
 
 
