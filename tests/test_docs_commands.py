@@ -81,7 +81,7 @@ def test_readme_tour_runs_as_written(clone_dir):
     _run_all(commands, clone_dir)
     # the files the tour says it writes
     for name in ("inst.json", "solution.json", "g.png", "rl.json", "ce/schedules.png", "demo.sqlite",
-                 "demo.png", "demo.svg", "jobs.csv", "toy.png"):
+                 "demo.png", "demo.svg", "jobs.csv", "toy.png", "torus.png"):
         assert (clone_dir / name).stat().st_size > 0, name
 
 
