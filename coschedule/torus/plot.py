@@ -9,7 +9,8 @@ the jobs around it (matplotlib: the ``plot`` extra).
   that fails within the Gantt's window. Beyond :data:`MAX_SLICES` slices, three projections
   instead: the share of busy nodes along each axis;
 * **a Gantt chart by job**: one row per job with an attempt in the window ``[at - span, at +
-  span]``, its attempts as bars (failed ones hatched red), its partition's label at the right,
+  span]`` (at most :data:`MAX_GANTT_JOBS`: those running at ``at``, then the nearest), its
+  attempts as bars (failed ones hatched red), its partition's label at the right,
   failures as red ticks at their time, and the instant as a vertical line.
 """
 
@@ -25,10 +26,12 @@ from ..plot import _BATCH_COLOURS, _DOWN_COLOUR, _FAILED_EDGE, _finish, new_figu
 from .geometry import box_from_nodes, format_dims
 from .run import TorusRun
 
-__all__ = ["MAX_SLICES", "default_instant", "plot_torus_run"]
+__all__ = ["MAX_GANTT_JOBS", "MAX_SLICES", "default_instant", "plot_torus_run"]
 
 #: slices drawn one panel each; more: three projections
 MAX_SLICES = 16
+#: the Gantt chart's rows at most: the jobs running at the instant first, then the nearest
+MAX_GANTT_JOBS = 60
 _DOWN = _DOWN_COLOUR
 
 
@@ -94,8 +97,13 @@ def plot_torus_run(run: TorusRun, path: str | Path | None = None, *, at: float |
     use_slices = slices <= MAX_SLICES
     ncols = min(slices, 8) if use_slices else 3
     nrows = math.ceil(slices / ncols) if use_slices else 1
-    gantt_jobs = sorted({a.job for a in res.attempts if a.end >= lo and a.start <= hi},
-                        key=lambda j: (float(w.submit[j]), j))
+    near: dict[int, float] = {}  # job -> how far its nearest attempt is from `at` (0: running)
+    for a in res.attempts:
+        if a.end >= lo and a.start <= hi:
+            d = 0.0 if a.start <= at < a.end else min(abs(a.start - at), abs(a.end - at))
+            near[a.job] = min(d, near.get(a.job, math.inf))
+    kept = sorted(near, key=lambda j: (near[j], j))[:MAX_GANTT_JOBS]
+    gantt_jobs = sorted(kept, key=lambda j: (float(w.submit[j]), j))
     gantt_rows = max(1, len(gantt_jobs))
     fig = new_figure(figsize=(11, 2.0 * nrows + min(0.25 * gantt_rows + 1.5, 8.0)))
     grid = fig.add_gridspec(nrows + 1, ncols, height_ratios=[1.0] * nrows + [max(1.2, min(0.12 * gantt_rows, 4.0)) * nrows])
@@ -159,8 +167,7 @@ def plot_torus_run(run: TorusRun, path: str | Path | None = None, *, at: float |
     ax.axvline(at, color="black", lw=1.0, ls="--")
     ax.set_xlim(lo, hi)
     ax.set_ylim(-0.6, gantt_rows - 0.4)
-    if len(gantt_jobs) <= 40:
-        ax.set_yticks(range(len(gantt_jobs)), [w.ids[j] for j in gantt_jobs], fontsize=6)
+    ax.set_yticks(range(len(gantt_jobs)), [w.ids[j] for j in gantt_jobs], fontsize=6 if len(gantt_jobs) <= 40 else 4.5)
     ax.set_ylabel("job")
     ax.set_xlabel("time (s)")
     ax.legend(handles=[Patch(facecolor="lightgrey", edgecolor="black", label="completed attempt"),
