@@ -42,7 +42,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol, runtime_checkable
 
@@ -54,19 +54,19 @@ from .failures import FailureTrace
 from .workload import Workload
 
 __all__ = [
+    "PRIORITY_FAILED",
+    "PRIORITY_REGULAR",
+    "PRIORITY_VICTIM",
     "Attempt",
     "FailureRecord",
     "HoldRecord",
-    "StealRecord",
     "Instant",
     "LazyAttempts",
     "Policy",
     "Simulation",
     "SimulationResult",
+    "StealRecord",
     "simulate",
-    "PRIORITY_FAILED",
-    "PRIORITY_VICTIM",
-    "PRIORITY_REGULAR",
 ]
 
 #: restart priorities of [Du2024] §4.2: a failed job, a node-stealing victim, a regular job
@@ -455,7 +455,7 @@ class Simulation:
         if self._instant is not None and self.now == self._instant.now:
             self._instant.requeued.append(j)
 
-    def migrate(self, moves: dict[int, Sequence[int]]) -> None:
+    def migrate(self, moves: Mapping[int, Sequence[int]]) -> None:
         """Move running jobs to other nodes now ([Oliner2004] §3.2: checkpoint, move, restart;
         Krevat's migration): each job of ``moves`` ends its attempt ``migrated``, saving where
         its work stopped, and goes on at once on its new nodes, after a recovery of the run's

@@ -26,13 +26,19 @@ from .geometry import (
     format_dims,
     parse_dims,
 )
-from .occupancy import format_occupancy, parse_occupancy, random_occupancy, read_occupancy, write_occupancy
+from .occupancy import (
+    format_occupancy,
+    parse_occupancy,
+    random_occupancy,
+    read_occupancy,
+    write_occupancy,
+)
 
 __all__ = [
-    "Box",
-    "Dims",
     "EMPTY_BOX",
     "FINDERS",
+    "Box",
+    "Dims",
     "box_from_nodes",
     "box_shapes",
     "box_size_at_least",

@@ -59,7 +59,7 @@ def clustered_failures(dims: Sequence[int], count: int, *, start: float, end: fl
         t = t0
         hood = sorted({(((ci + a) % X) * Y + (cj + b) % Y) * Z + (ck + c) % Z
                        for a in (-1, 0, 1) for b in (-1, 0, 1) for c in (-1, 0, 1)} - {nodes[-1]})
-        others = rng.permutation(len(hood))[:k - 1] if hood else []
+        others: list[int] = rng.permutation(len(hood))[:k - 1].tolist() if hood else []
         k = 1 + len(others)  # a burst on a tiny torus has at most its distinct neighbours
         for m in others:
             t = min(t + float(rng.exponential(spread)) if spread > 0 else t, float(last))

@@ -197,7 +197,7 @@ def _fast_free(occ: np.ndarray, size: int) -> list[Box]:
     if not shapes or size > occ.size - int(np.count_nonzero(occ)):
         return []
     er = _Erosions(~occ)
-    out = []
+    out: list[Box] = []
     for shape in shapes:
         e = er.get(shape)
         if e is None:

@@ -29,9 +29,9 @@ import numpy as np
 from ..errors import InvalidInstance
 
 __all__ = [
+    "EMPTY_BOX",
     "Box",
     "Dims",
-    "EMPTY_BOX",
     "box_from_nodes",
     "box_shapes",
     "box_size_at_least",
@@ -65,7 +65,7 @@ class Box(NamedTuple):
 
     def nodes(self, dims: Sequence[int]) -> np.ndarray:
         """The flat indices of its nodes, sorted."""
-        X, Y, Z = dims
+        _, Y, Z = dims
         ci, cj, ck = self.coords(dims)
         flat = (ci[:, None, None] * (Y * Z) + cj[None, :, None] * Z + ck[None, None, :]).reshape(-1)
         return np.sort(flat)

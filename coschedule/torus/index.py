@@ -22,13 +22,34 @@ from __future__ import annotations
 
 import functools
 import math
+from typing import Any, Protocol
 
 import numpy as np
 
 from .finder import free_partitions, max_free_partition
 from .geometry import Box, Dims, check_dims
 
-__all__ = ["MAX_BOXES", "BoxIndex", "GenericIndex", "make_index"]
+__all__ = ["MAX_BOXES", "BoxIndex", "GenericIndex", "PartitionIndex", "make_index"]
+
+class PartitionIndex(Protocol):
+    """What a scheduler asks of a torus's boxes (:class:`BoxIndex` and :class:`GenericIndex`):
+    a packed occupancy ``occ``, the ``free`` state it gives, and candidate boxes as opaque
+    ``rows`` (table rows, or :class:`~coschedule.torus.geometry.Box` es)."""
+
+    dims: Dims
+    n_nodes: int
+
+    def pack(self, occupied: np.ndarray) -> np.ndarray: ...
+    def free_boxes(self, occ: np.ndarray) -> np.ndarray: ...
+    def mfp_size(self, free: np.ndarray) -> int: ...
+    def has_free(self, occ: np.ndarray, size: int) -> bool: ...
+    def of_size(self, free: np.ndarray, size: int) -> Any: ...
+    def occupy(self, occ: np.ndarray, row: Any) -> np.ndarray: ...
+    def box(self, row: Any) -> Box: ...
+    def nodes(self, row: Any) -> list[int]: ...
+    def hits(self, rows: Any, node_mask: np.ndarray) -> np.ndarray: ...
+    def mfp_after(self, free: np.ndarray, rows: Any, *, floor: int = 0, first_only: bool = False) -> np.ndarray: ...
+
 
 #: the largest table :func:`make_index` builds (boxes)
 MAX_BOXES = 250_000
@@ -59,12 +80,12 @@ class BoxIndex:
         self.words = W = (N + 63) // 64
         per_dim = []
         for d in dims:  # (extent, base) pairs of one dimension: base 0 only for a full extent
-            ext = np.repeat(np.arange(1, d), d)
-            base = np.tile(np.arange(d), d - 1)
-            per_dim.append((np.r_[ext, d], np.r_[base, 0]))
+            extents = np.repeat(np.arange(1, d), d)
+            bases = np.tile(np.arange(d), d - 1)
+            per_dim.append((np.r_[extents, d], np.r_[bases, 0]))
         (ex, bx), (ey, by), (ez, bz) = per_dim
-        gx, gy, gz = np.meshgrid(np.arange(ex.size), np.arange(ey.size), np.arange(ez.size), indexing="ij")
-        gx, gy, gz = gx.ravel(), gy.ravel(), gz.ravel()
+        grid = np.meshgrid(np.arange(ex.size), np.arange(ey.size), np.arange(ez.size), indexing="ij")
+        gx, gy, gz = (g.ravel() for g in grid)
         shape = np.stack([ex[gx], ey[gy], ez[gz]], axis=1)
         base = np.stack([bx[gx], by[gy], bz[gz]], axis=1)
         size = shape.prod(axis=1)
@@ -243,7 +264,7 @@ class GenericIndex:
 
 
 @functools.lru_cache(maxsize=8)
-def make_index(dims: Dims) -> BoxIndex | GenericIndex:
+def make_index(dims: Dims) -> PartitionIndex:
     """A :class:`BoxIndex` when the torus has at most :data:`MAX_BOXES` boxes, else a
     :class:`GenericIndex` (cached per shape: a table is built once per process)."""
     dims = check_dims(dims)

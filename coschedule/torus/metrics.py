@@ -88,13 +88,13 @@ def capacity_parts(result: SimulationResult) -> tuple[float, float, float, float
             since = a.end
     order = np.argsort(np.asarray(times), kind="stable")
     t = np.asarray(times)[order]
-    f = N + np.cumsum(np.asarray(df)[order])
+    free = N + np.cumsum(np.asarray(df)[order])
     q = np.cumsum(np.asarray(dq)[order])
     # after the last event at each instant, the value holds until the next instant
     gap = np.diff(np.r_[t, t1])
     lo = np.clip(t, t0, t1)
     hi = np.clip(t + gap, t0, t1)
-    unused = float((np.maximum(0.0, f - q) * (hi - lo)).sum()) / (T * N)
+    unused = float((np.maximum(0.0, free - q) * (hi - lo)).sum()) / (T * N)
     return T, util, unused, 1.0 - util - unused
 
 

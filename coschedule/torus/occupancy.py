@@ -191,5 +191,5 @@ def random_occupancy(dims: Sequence[int], fraction: float, *, seed: Seed = None)
         raise InvalidInstance(f"occupied fraction must be in [0, 1], got {fraction!r}")
     n = int(np.prod(d))
     occ = np.zeros(n, dtype=bool)
-    occ[as_generator(seed).choice(n, size=int(round(fraction * n)), replace=False)] = True
+    occ[as_generator(seed).choice(n, size=round(fraction * n), replace=False)] = True
     return occ.reshape(d)

@@ -9,9 +9,9 @@ import json
 from pathlib import Path
 
 import pytest
-
 from coschedule_testing import cli_fails as fails
 from coschedule_testing import cli_run as run
+
 from coschedule.sim.nodesets import parse_nodes
 from coschedule.sim.workload import Workload, write_batsim
 from coschedule.torus import box_from_nodes

@@ -12,11 +12,16 @@ import math
 
 import numpy as np
 import pytest
+from coschedule.heuristics.torus import (
+    FailureOracle,
+    TorusScheduler,
+    choose_partition,
+    get_torus_policy,
+)
 from hypothesis import given
 from hypothesis import strategies as st
 
 from coschedule.errors import InvalidInstance, InvalidSchedule
-from coschedule.heuristics.torus import FailureOracle, TorusScheduler, choose_partition, get_torus_policy
 from coschedule.sim.engine import Simulation
 from coschedule.sim.failures import FailureTrace
 from coschedule.sim.workload import Workload
@@ -333,6 +338,7 @@ def test_box_table_and_finder_place_alike(case) -> None:
     behind :class:`~coschedule.torus.index.GenericIndex` (free partitions, MFP after each
     candidate, predicted nodes) give the same run, attempt for attempt."""
     from coschedule.heuristics import torus as torus_mod
+
     from coschedule.torus.index import GenericIndex
 
     jobs_ = case.pop("jobs")
