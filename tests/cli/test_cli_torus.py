@@ -10,8 +10,10 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from coschedule_testing import cli_fails as fails
+from coschedule_testing import cli_run as run
 
-from coschedule.cli import build_parser, main
+from coschedule.cli import build_parser
 from coschedule.cli.torus import METHODS
 from coschedule.sim.nodesets import parse_nodes
 from coschedule.torus import FINDERS, Box, free_partitions, read_occupancy, write_occupancy
@@ -21,27 +23,10 @@ EXAMPLE = ROOT / "instances" / "torus" / "example-8x8x8.txt"
 NAME = "torus/example-8x8x8.txt"  # bundled, found from any folder
 
 
-def run(capsys, *argv) -> tuple[int, str, str]:
-    code = main([str(a) for a in argv])
-    out, err = capsys.readouterr()
-    return code, out, err
-
-
 def run_json(capsys, *argv) -> dict:
     code, out, err = run(capsys, *argv, "--json")
     assert code == 0, err
     return json.loads(out)
-
-
-def fails(capsys, *argv) -> str:
-    """The one-line error of a command that must exit 2."""
-    try:
-        code, _, err = run(capsys, *argv)
-    except SystemExit as e:
-        code, err = e.code, capsys.readouterr().err
-    assert code == 2, err
-    assert err.count("\n") == 1 and "Traceback" not in err, err
-    return err
 
 
 def test_mfp_of_the_bundled_example(capsys, tmp_path, monkeypatch):
