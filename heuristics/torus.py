@@ -196,7 +196,6 @@ class TorusScheduler:
         elif self.placement == "tiebreak" and self.accuracy > 0:
             u = as_generator(self.seed).uniform(size=len(tr))
             self.oracle = FailureOracle(tr.times, tr.nodes, sim.n_nodes, keep=u < self.accuracy)
-        self.placements = 0  # partitions chosen (for the tests: the predictor mattered or not)
         self.migrations = 0  # repacks applied
         self.held_bits: dict[int, np.ndarray] = {}  # each running job's partition, packed
         self._empty = self.index.pack(np.zeros(self.index.n_nodes, dtype=bool))
@@ -260,7 +259,6 @@ class TorusScheduler:
     def _start(self, sim: Simulation, j: int, row: Any, bits: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         ix = self.index
         sim.start(j, ix.nodes(row))
-        self.placements += 1
         self._version += 1
         self.held_bits[j] = ix.occupy(self._empty, row)
         bits = bits | self.held_bits[j]
@@ -295,7 +293,6 @@ class TorusScheduler:
             self.held_bits[j] = ix.occupy(self._empty, chosen[j])
         self.held_bits[head] = ix.occupy(self._empty, chosen[head])
         sim.start(head, ix.nodes(chosen[head]))
-        self.placements += 1
         self._version += 1
         self.migrations += 1
         return True
