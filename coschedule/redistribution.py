@@ -52,25 +52,25 @@ from typing import Any
 import numpy as np
 
 from .errors import InvalidInstance, unknown_name
-from .jit import HAVE_NUMBA
 from .generators import M_INF, M_SUP, SYNTHETIC_F
+from .jit import HAVE_NUMBA
 from .model import MoldableInstance
 from .rng import Seed, as_generator
 
 __all__ = [
-    "YEAR",
     "DEFAULT_DOWNTIME",
     "FAILURE_MODELS",
     "PERIOD_FORMULAS",
+    "YEAR",
     "MalleablePack",
-    "Resilience",
     "PackModel",
-    "expected_time",
-    "expected_time_simulation",
-    "young_period",
-    "redistribution_cost",
+    "Resilience",
     "as_pack",
     "even_allocations",
+    "expected_time",
+    "expected_time_simulation",
+    "redistribution_cost",
+    "young_period",
 ]
 
 #: one year in seconds (MTBFs are given in years on the command line)
@@ -508,7 +508,7 @@ def even_allocations(n: int, p: int, kmin: Sequence[int] | None = None) -> list[
 # [c, beta, S, rate, node_mtbf, D, eq16, printed]. tests/coschedule/test_redistribution_model.py
 # checks them against PackModel.
 
-from .jit import njit  # noqa: E402
+from .jit import njit
 
 P_C, P_BETA, P_S, P_RATE, P_MTBF, P_D, P_EQ16, P_PRINTED = range(8)
 
@@ -517,7 +517,7 @@ P_C, P_BETA, P_S, P_RATE, P_MTBF, P_D, P_EQ16, P_PRINTED = range(8)
 def k_time(i, k, seq, par, tab, use_tab):  # type: ignore[no-untyped-def]
     """``t_{i,k}``."""
     if use_tab:
-        kk = k if k <= tab.shape[1] else tab.shape[1]
+        kk = min(k, tab.shape[1])
         return tab[i, kk - 1]
     return seq[i] + par[i] / k
 
@@ -582,9 +582,9 @@ def k_rc(i, j, k, mem, prm):  # type: ignore[no-untyped-def]
     """``RC_i^{j -> k}`` of (1.11); 0 when ``j = k``."""
     if j == k:
         return 0.0
-    lo = j if j < k else k
+    lo = min(k, j)
     d = k - j if k > j else j - k
-    rounds = lo if lo > d else d
+    rounds = max(d, lo)
     return prm[2] + rounds * (prm[0] * mem[i] / (j * k) + prm[1])
 
 
@@ -605,7 +605,7 @@ def k_jmax(kmin, p_even, seq, par, tab, use_tab, mem, prm):  # type: ignore[no-u
                 ans = k
                 best = v
             k -= 2
-        out[i] = ans if ans > kmin[i] else kmin[i]
+        out[i] = max(kmin[i], ans)
     return out
 
 

@@ -337,7 +337,7 @@ def run_pack(pack: MalleablePack, res: Resilience | None = None, *, at_end: str 
         trace = None if fault_free else failures
         out = PackSimulation(pack, res, _Adapter(policy), sigma, trace, model=model).run()
         return out
-    horizon = 2.0 * float(np.max([model.expected(i, int(sigma[i]), 1.0) for i in range(pack.n)]))
+    horizon = 2.0 * float(np.max(model.expected(np.arange(pack.n), sigma, 1.0)))
     while True:
         trace = poisson_failures(pack.p, node_mtbf=res.node_mtbf, horizon=horizon, downtime=res.downtime, seed=seed)
         out = PackSimulation(pack, res, _Adapter(policy), sigma, trace, model=model).run()

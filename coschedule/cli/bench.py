@@ -107,6 +107,8 @@ def cmd_bench(args: argparse.Namespace) -> int:
         return _bench_batch(args, tty)
     if args.suite == "torus":
         return _bench_torus(args, tty)
+    if args.suite == "redistrib":
+        return _bench_redistrib(args, tty)
     args.p = 32 if args.p is None else args.p
     if args.time_limit is None:
         args.time_limit = QUICK_TIME_LIMIT if args.quick else KINP_TIME_LIMIT
@@ -416,6 +418,40 @@ def _bench_torus(args: argparse.Namespace, tty: bool) -> int:
     return 0
 
 
+def _bench_redistrib(args: argparse.Namespace, tty: bool) -> int:
+    from ..bench_redistrib import DEFAULT_CASES, TARGET, bench_redistrib
+
+    cases = [c.strip().lower() for c in args.cases.split(",") if c.strip()] if args.cases else (
+        ["n1000"] if args.quick else list(DEFAULT_CASES))
+    repeat = args.repeat or (1 if args.quick else 3)
+    ticker = _Ticker(sys.stderr if tty else None)
+    try:
+        rows = bench_redistrib(cases, repeat=repeat, progress=ticker)
+    finally:
+        ticker.close()
+    if args.json:
+        emit_json({"redistrib": {"repeat": repeat, "target_s": TARGET, "rows": [r.to_dict() for r in rows]}})
+        return 0
+    print(f"pack simulations of eq. (1.13) applications (seed 0), CPU seconds of one run in this process, one "
+          f"thread, least of {repeat}; every run validated; backend {rows[0].backend if rows else '-'}")
+    last = ""
+    for r in rows:
+        if r.case != last:
+            last = r.case
+            head = {"n1000": f"n = 1000, p = 10,000, MTBF 100 years; target {TARGET:g} s per run",
+                    "growth-n": "growth with n (p = 10 n, MTBF 100 years, EndGreedy + IteratedGreedy)",
+                    "growth-failures": "growth with failures (n = 1000, p = 10,000, EndGreedy + IteratedGreedy)"}[r.case]
+            print(f"\n{head}")
+            print(f"{'n':>5} {'p':>6} {'MTBF y':>6} {'heuristics':<26} {'CPU s':>7} {'vs target':>9} {'failures':>9} "
+                  f"{'redistrib':>9} {'ms/event':>8} {'makespan d':>10}")
+        heur = f"{r.at_end}+{r.at_failure}" + (" fault-free" if r.fault_free else "")
+        ratio = f"{r.cpu / TARGET:9.2f}" if r.case == "n1000" else f"{'-':>9}"
+        print(f"{r.n:>5} {r.p:>6} {r.mtbf_years:>6g} {heur:<26} {r.cpu:7.3f} {ratio} "
+              f"{str(r.failures_hit) + '/' + str(r.failures):>9} {r.redistributions:>9} {r.per_event_ms:8.3f} "
+              f"{r.makespan_days:10.1f}")
+    return 0
+
+
 def register(sub: Any) -> None:
     p = sub.add_parser(
         "bench", formatter_class=Formatter,
@@ -445,6 +481,10 @@ def register(sub: Any) -> None:
         "of 16x16x16 and of 8x8x8; one whole simulation of the NASA log (4,000 failures) with Balancing "
         "(sim-nasa; the target: 30 s of CPU on one core) and with FCFS (sim-nasa-fcfs). --cases picks some; "
         "mfp-16-appendix (the Appendix as printed on 16x16x16, long) only when named.\n"
+        "  redistrib the pack simulator with redistribution: one run of n = 1000 applications on p = 10,000 "
+        "processors (MTBF 100 years) per heuristic combination, CPU against the target of 1 s (n1000), and how "
+        "a run's cost grows with n (growth-n) and with the number of failures (growth-failures); every run "
+        "validated. --quick: n1000 only, once.\n"
         "--baseline-binary PATH: the authors' C++ simulator (github.com/vlefevre/job-scheduling, "
         "main.cpp) or any program with its interface: PATH INSTANCE FAILURES COUNT, INSTANCE = first "
         "line 'lambda P verif priority batch naive shelf' (priority: length, rlength, procs, rprocs, "
@@ -463,9 +503,11 @@ def register(sub: Any) -> None:
         "  coschedule bench batch --cases kth-easy --no-accasim --json\n"
         "  coschedule bench torus                    # about a minute\n"
         "  coschedule bench torus --cases sim-nasa   # one NASA simulation with Balancing, against 30 s\n"
-        "  coschedule bench torus --cases free-64,mfp-bgl --repeat 10 --json\n",
+        "  coschedule bench torus --cases free-64,mfp-bgl --repeat 10 --json\n"
+        "  coschedule bench redistrib --quick        # the four combinations at n = 1000, p = 10,000\n"
+        "  coschedule bench redistrib --cases growth-n,growth-failures\n",
     )
-    p.add_argument("suite", choices=["kinp", "rlist", "campaign", "batch", "torus"],
+    p.add_argument("suite", choices=["kinp", "rlist", "campaign", "batch", "torus", "redistrib"],
                    help="kinp: exact co-scheduling methods; rlist: rigid heuristics per scenario (fast vs "
                    "reference, and a baseline binary); campaign: a whole campaign; batch: the batch "
                    "simulator (time, memory) and AccaSim side by side; torus: the partition finders")
@@ -473,10 +515,12 @@ def register(sub: Any) -> None:
                    "kth-easy, kth-conservative (default all; --quick: mira and kth); torus: among free-8, free-64, "
                    "free-512, free-8-10, free-64-10, mfp-bgl, mfp-bgl-10, mfp-bgl-1, mfp-16, mfp-8, mfp-16-appendix, "
                    "sim-nasa, sim-nasa-fcfs (default all but mfp-16-appendix; --quick: not mfp-16 nor the "
-                   "simulations either)")
+                   "simulations either); redistrib: among n1000, growth-n, growth-failures (default all; "
+                   "--quick: n1000)")
     p.add_argument("--repeat", type=positive_int, default=None,
                    help="batch: runs per case, each in a fresh process; the least CPU is kept (default 1); "
-                   "torus: runs of the fast finder, the least time kept (default 5)")
+                   "torus: runs of the fast finder, the least time kept (default 5); redistrib: runs per "
+                   "configuration, the least CPU kept (default 3; 1 with --quick)")
     p.add_argument("--no-accasim", action="store_true", help="batch: do not run AccaSim (it prints 'not measured')")
     p.add_argument("--spec", help="campaign: the TOML spec (default campaigns/fig5-tenth.toml)")
     p.add_argument("--workers", type=positive_int, help="campaign: worker processes (default all cores)")
