@@ -310,16 +310,23 @@ class MalleablePack:
                    min_procs=np.array([t.min_procs for t in instance.tasks]), name=instance.name)
 
     def to_instance(self, p: int | None = None) -> MoldableInstance:
-        """The moldable instance of this pack (profiles tabulated on ``1..p``)."""
+        """The moldable instance of this pack (profiles tabulated on ``1..p``). An application's
+        minimum is its pack minimum (in pairs) when that is above 2, else the first count with a
+        finite time (1, or a table's own minimum): ``from_instance`` round-trips an instance
+        whose minima are 1 or even."""
         from .model import MoldableTask
 
         p = self.p if p is None else p
         js = np.arange(1, p + 1)
-        tasks = tuple(
-            MoldableTask(tuple(float(x) for x in self.time(i, js)), memory=float(self.memory[i]), name=self.names[i])
-            for i in range(self.n)
-        )
-        return MoldableInstance(tasks, self.p, name=self.name)
+        tasks = []
+        assert self.min_procs is not None
+        for i in range(self.n):
+            times = np.asarray(self.time(i, js), dtype=float)
+            kmin = int(self.min_procs[i])
+            lowest = kmin if kmin > 2 else int(np.argmax(np.isfinite(times))) + 1
+            tasks.append(MoldableTask(tuple(float(x) for x in times), min_procs=lowest,
+                                      memory=float(self.memory[i]), name=self.names[i]))
+        return MoldableInstance(tuple(tasks), self.p, name=self.name)
 
 
 @dataclass(frozen=True)
@@ -442,10 +449,10 @@ class PackModel:
         return float(out) if np.ndim(out) == 0 else out
 
     def jmax(self) -> np.ndarray:
-        """``j_max(i)`` of (1.8) for every application: the smallest even ``j`` whose expected
-        time ``t^R_{i,j}(1)`` no larger even ``k <= p`` beats (the last minimiser's first
-        occurrence of the suffix minimum). Computed once, at ``alpha = 1``, in chunks of
-        applications: ``O(n p)`` evaluations."""
+        """``j_max(i)`` of (1.8) for every application: the smallest even ``j`` (at least the
+        application's minimum) whose expected time ``t^R_{i,j}(1)`` no larger even ``k <= p``
+        beats (the last minimiser's first occurrence of the suffix minimum). Computed once, at
+        ``alpha = 1``, in chunks of applications: ``O(n p)`` evaluations."""
         if self._jmax is None and HAVE_NUMBA:
             out = k_jmax(self.pack.min_procs, self.pack.p_even, *self.kernel_args())
             out.setflags(write=False)
@@ -461,10 +468,11 @@ class PackModel:
                 # suffix minimum over strictly larger k; j_max = first j with tr[j] <= it
                 suffix = np.minimum.accumulate(tr[:, ::-1], axis=1)[:, ::-1]
                 later = np.concatenate([suffix[:, 1:], np.full((idx.size, 1), math.inf)], axis=1)
-                ok = tr <= later
+                # ... among the counts the application may get (k >= its minimum)
+                ok = (tr <= later) & (ks[None, :] >= np.asarray(pack.min_procs)[idx, None])
                 first = np.argmax(ok, axis=1)
                 out[idx] = ks[first]
-            out = np.maximum(out, pack.min_procs)
+            out = np.maximum(out, np.asarray(pack.min_procs))
             out.setflags(write=False)
             self._jmax = out
         return self._jmax
@@ -591,15 +599,15 @@ def k_rc(i, j, k, mem, prm):  # type: ignore[no-untyped-def]
 @njit(cache=True)
 def k_jmax(kmin, p_even, seq, par, tab, use_tab, mem, prm):  # type: ignore[no-untyped-def]
     """``j_max`` of (1.8) for every application, at ``alpha = 1``: scanning ``k`` down from
-    ``p_even`` with the minimum of the larger counts; the smallest ``j`` with ``t^R(j) <=`` that
-    minimum."""
+    ``p_even`` to the application's minimum with the minimum of the larger counts; the smallest
+    ``j`` with ``t^R(j) <=`` that minimum."""
     n = mem.shape[0]
     out = np.empty(n, dtype=np.int64)
     for i in range(n):
         best = math.inf
         ans = p_even
         k = p_even
-        while k >= 2:
+        while k >= kmin[i]:
             v = k_expected(i, k, 1.0, seq, par, tab, use_tab, mem, prm)
             if v <= best:
                 ans = k
