@@ -31,7 +31,9 @@ At a failure of the longest application ``f`` (§1.5.3)
     with two more (the next shortest is tried when the shortest would not); it stops when no
     donor qualifies.
     ``iterated`` -- **IteratedGreedy**: the EndGreedy rebuild at the failure, ``f`` included with
-    its rolled-back ``alpha_f`` and its downtime and recovery in its ``base``.
+    its rolled-back ``alpha_f`` and its downtime and recovery in its ``base``; ``f`` starts the
+    rebuild from its own count, not from two: it recovers on its processors, so it gives none
+    away (and, the longest, it would not: a rebuild only takes from applications below it).
 ``none`` at either: no redistribution there.
 
 The pseudo-code of these heuristics is in the authors' report RR-8795, which we could not
@@ -86,8 +88,13 @@ def resilient_optimal_1_pack(pack: MalleablePack, res: Resilience | None = None,
     ``t^R_{i,j}(1)``, never beyond its ``j_max`` (1.8). An application at its ``j_max`` leaves
     the competition and the pairs go on to the others; processors no application can use
     (every one at its ``j_max``) stay free. Ties go to the lowest index. An odd processor is
-    never used. It minimises the largest expected time ``max_i t^R_{i,sigma(i)}(1)`` over all
-    even allocations (checked against the DP of :mod:`coschedule.exact.resilient_onepack`).
+    never used. When ``t^R_{i,j}(1)`` does not rise with ``j`` below ``j_max`` (the assumption
+    that follows (1.8)), it minimises the largest expected time ``max_i t^R_{i,sigma(i)}(1)``
+    over all even allocations (Thm 1.4; checked against the DP of
+    :mod:`coschedule.exact.resilient_onepack`). The floor in ``N^ff`` (1.4) can break that
+    assumption (``t^R`` jumps up by about a checkpoint where one more checkpoint is needed);
+    then the greedy can lose to the DP: on 8.6 % of small random packs, by up to 39 %, and on
+    none of the paper-like packs we tried (``docs/redistribution.md``).
 
     Cost: a heap of ``n`` over at most ``p/2`` steps, ``O(n log n + p log n)`` evaluations of
     ``t^R``, plus those ``j_max`` needs (computed lazily, :func:`coschedule.redistribution.
@@ -266,7 +273,10 @@ def rebuild(sim: PackSimulation, t: float, *, local: bool = False) -> None:
         kmin = jcur.copy()
         pairs = sim.free_count() // 2
     else:
-        kmin = np.asarray(sim.pack.min_procs, dtype=np.int64)[ids]
+        kmin = np.asarray(sim.pack.min_procs, dtype=np.int64)[ids].copy()
+        if sim.faulty >= 0:  # the faulty application recovers on its processors: it gives none away
+            x = int(np.searchsorted(ids, sim.faulty))
+            kmin[x] = jcur[x]
         pairs = (sim.free_count() + int(jcur.sum()) - int(kmin.sum())) // 2
     new = greedy_rebuild(ids, jcur, kmin, alpha, base, tucur, pairs, sim.ver, sim.jexact, sim.pack.p_even,
                          *sim.args)
