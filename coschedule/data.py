@@ -40,7 +40,6 @@ A trace found nowhere is an error that lists every place looked.
 from __future__ import annotations
 
 import difflib
-
 import gzip
 import json
 import os
@@ -80,6 +79,7 @@ _LISTED_FORMATS = {
     "coschedule/moldable-instance": "moldable instance",
     "coschedule/rigid-instance": "rigid instance",
     "coschedule/failure-scenario": "failure scenario",
+    "coschedule/malleable-pack": "malleable pack",
 }
 _TRACE_SUFFIXES = (".swf.gz", ".swf")
 
@@ -321,6 +321,8 @@ def _instance_summary(path: Path) -> str:
         return f"moldable instance: {len(data['tasks'])} tasks, p = {data['p']}"
     if fmt == "coschedule/rigid-instance":
         return f"rigid instance: {len(data['jobs'])} jobs, P = {data['P']}"
+    if fmt == "coschedule/malleable-pack":
+        return f"malleable pack: {len(data['applications'])} applications, p = {data['p']} (coschedule redistrib NAME)"
     failures = sum(data["failures"])
     return f"failure scenario of {data.get('instance', '?')}: {failures} failures"
 

@@ -16,13 +16,24 @@ from collections.abc import Sequence
 
 from .. import __version__
 from ..errors import CoscheduleError
-from . import batch, bench, campaign, convert, counterexample, examples, generate, schedule, torus
+from . import (
+    batch,
+    bench,
+    campaign,
+    convert,
+    counterexample,
+    examples,
+    generate,
+    redistrib,
+    schedule,
+    torus,
+)
 from .common import EXIT_USAGE, Formatter, OneLineErrorParser
 
-__all__ = ["build_parser", "main", "FAMILIES"]
+__all__ = ["FAMILIES", "build_parser", "main"]
 
 #: the command families, in the order of ``coschedule --help``
-FAMILIES = (schedule, generate, convert, counterexample, campaign, batch, torus, bench, examples)
+FAMILIES = (schedule, generate, convert, counterexample, campaign, batch, torus, redistrib, bench, examples)
 
 
 def build_parser() -> OneLineErrorParser:
