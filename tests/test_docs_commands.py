@@ -8,7 +8,7 @@ of this interpreter first on the PATH. The README's Python example runs too.
 The transcripts of docs/batch.md and docs/clairvoyant.md (plain fenced blocks of ``$ command`` lines, each followed by
 what it prints) run in order too, and print exactly what the page shows: what the command writes
 on stderr (the files it wrote, or its error), then its stdout, as a terminal shows them. So do
-docs/torus.md's, whose ``python`` blocks are doctests.
+docs/torus.md's and docs/redistribution.md's, whose ``python`` blocks are doctests.
 """
 
 from __future__ import annotations
@@ -81,7 +81,7 @@ def test_readme_tour_runs_as_written(clone_dir):
     _run_all(commands, clone_dir)
     # the files the tour says it writes
     for name in ("inst.json", "solution.json", "g.png", "rl.json", "ce/schedules.png", "demo.sqlite",
-                 "demo.png", "demo.svg", "jobs.csv", "toy.png", "torus.png"):
+                 "demo.png", "demo.svg", "jobs.csv", "toy.png", "torus.png", "pack.png"):
         assert (clone_dir / name).stat().st_size > 0, name
 
 
@@ -157,5 +157,25 @@ def test_torus_guide_transcripts_print_what_they_show(clone_dir):
 def test_torus_guide_python_examples_are_real(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     result = doctest.testfile(str(ROOT / "docs" / "torus.md"), module_relative=False, encoding="utf-8",
+                              optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
+    assert result.attempted >= 10 and result.failed == 0
+
+
+def test_redistribution_guide_transcripts_print_what_they_show(clone_dir):
+    """docs/redistribution.md: the pack written by `redistrib generate`, the runs and the errors,
+    as the page shows them; a command whose output is an error exits 2."""
+    items = _transcripts(ROOT / "docs" / "redistribution.md")
+    assert len(items) >= 8 and items[0][0].startswith("coschedule redistrib generate ")
+    for command, expected in items:
+        proc = _run(command, clone_dir)
+        shown = (proc.stderr + proc.stdout).rstrip("\n")
+        assert shown == expected, f"$ {command}\n--- the page shows\n{expected}\n--- it prints\n{shown}"
+        assert proc.returncode == (2 if "error:" in expected else 0), f"$ {command}: exit {proc.returncode}"
+    assert (clone_dir / "run.png").stat().st_size > 0 and (clone_dir / "timeline.csv").stat().st_size > 0
+
+
+def test_redistribution_guide_python_examples_are_real(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    result = doctest.testfile(str(ROOT / "docs" / "redistribution.md"), module_relative=False, encoding="utf-8",
                               optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
     assert result.attempted >= 10 and result.failed == 0
