@@ -70,7 +70,7 @@ is memoised and no time is rounded: an optimum is exact up to float rounding, cl
 the search, and its makespan is the reported objective.
 
 Cost: exponential; ``O(prod_e A_e)`` nodes at worst, with ``A_e`` the number of allocations at
-event ``e`` (70 at the root for ``n = 4, p = 16``), about a millisecond a node. Measured in
+event ``e`` (70 at the root for ``n = 4, p = 16``), under a millisecond a node. Measured in
 ``docs/redistribution-exact-notes.md``: every pack of ``n <= 6`` on ``p = 16`` tried was solved
 within 10 s. Refused above ``MAX_N`` applications or ``MAX_P`` processors.
 """
