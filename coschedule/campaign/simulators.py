@@ -11,7 +11,11 @@ complete, resume, and the same numbers on 1 or N workers or on Dask.
 * ``batch``: the online batch scheduler with node failures and checkpointing, one run of
   :func:`coschedule.batch.run_batch` per cell (:mod:`.batch`);
 * ``torus``: fault-aware scheduling on a BlueGene/L-style torus ([Oliner2004]), one run of
-  :func:`coschedule.torus.run.run_torus` per cell, validated (:mod:`.torus`, :mod:`.torus_report`).
+  :func:`coschedule.torus.run.run_torus` per cell, validated (:mod:`.torus`, :mod:`.torus_report`);
+* ``redistrib``: a pack of malleable applications under failures, with processor redistribution
+  ([Aupy2017] §1.5), one run of :func:`coschedule.heuristics.redistribution.run_pack` per cell,
+  normalised by the faulty run on the same pack and failures (:mod:`.redistrib`,
+  :mod:`.redistrib_report`).
 """
 
 from __future__ import annotations
@@ -92,8 +96,21 @@ def _torus() -> Simulator:
                      lambda spec: "one simulation each", figure=torus_report.torus_figure)
 
 
+def _redistrib() -> Simulator:
+    from . import redistrib, redistrib_report
+
+    return Simulator("redistrib", "malleable applications under failures with processor redistribution (run_pack)",
+                     redistrib.REDISTRIB_SCHEMA, redistrib.redistrib_spec_from_dict,
+                     redistrib.simulate_redistrib_cell, lambda spec, numba: redistrib.redistrib_costs(spec),
+                     redistrib_report.summarize_redistrib, redistrib_report.format_redistrib_tables,
+                     redistrib_report.format_redistrib_markdown,
+                     lambda spec: "one simulation each (and its faulty baseline)",
+                     figure=redistrib_report.redistrib_figure)
+
+
 #: simulator name -> how to build it (imported when first used)
-SIMULATORS: dict[str, Callable[[], Simulator]] = {"rigid": _rigid, "batch": _batch, "torus": _torus}
+SIMULATORS: dict[str, Callable[[], Simulator]] = {"rigid": _rigid, "batch": _batch, "torus": _torus,
+                                                  "redistrib": _redistrib}
 _BUILT: dict[str, Simulator] = {}
 
 
