@@ -442,7 +442,7 @@ class PackSimulation:
 
     def _truncate_transition(self, i: int, t: float) -> None:
         """eq1.6: a failure at ``t`` inside ``i``'s transition cuts its phases at ``t``."""
-        lo = int(self.trans_index[i])
+        lo = 0  # not trans_index[i]: it goes stale when another application's truncation shortens the list
         tail = self.phases[lo:]
         kept = [ph for ph in tail if ph.app != i or ph.start < t]
         self.phases[lo:] = [
