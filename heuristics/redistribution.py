@@ -29,7 +29,8 @@ At a failure of the longest application ``f`` (§1.5.3)
     improvable; then, while it still is, two processors are taken from the eligible application
     with the smallest expected finish whose finish with two fewer stays below ``f``'s finish
     with two more (the next shortest is tried when the shortest would not); it stops when no
-    donor qualifies.
+    donor qualifies. Since ``f``'s finish goes on dropping, the last pairs taken are given back
+    until every donor's finish is below ``f``'s final one.
     ``iterated`` -- **IteratedGreedy**: the EndGreedy rebuild at the failure, ``f`` included with
     its rolled-back ``alpha_f`` and its downtime and recovery in its ``base``; ``f`` starts the
     rebuild from its own count, not from two: it recovers on its processors, so it gives none
@@ -315,19 +316,31 @@ def shortest_applications_first(sim: PackSimulation, t: float, f: int) -> None:
             lower = np.maximum(k - 2, kmin)
             cand = np.where(k - 2 >= kmin, t + pm.redistribution_cost(ids, k, lower) + pm.checkpoint(ids, lower)
                             + pm.expected(ids, lower, alpha), math.inf)
+            taken: list[tuple[int, float, float]] = []  # (donor, its finish and candidate before)
             while ok:
                 qualifies = np.flatnonzero(cand < nv)  # finish with two fewer stays below f's
                 if qualifies.size == 0:
                     break
                 x = int(qualifies[np.argmin(cur[qualifies])])  # the shortest of them
                 d = int(ids[x])
+                taken.append((x, float(cur[x]), float(cand[x])))
                 k[x] -= 2
-                alloc[d] = int(k[x])
                 cur[x] = cand[x]
                 cand[x] = sim.value(d, int(k[x]) - 2, t, float(alpha[x])) if k[x] - 2 >= kmin[x] else math.inf
                 k_f += 2
-                alloc[f] = k_f
                 ok, nv = improves(k_f)
+            # f's finish went on dropping after a donor qualified: give back the last pairs until
+            # every donor ends before f (§1.5.3: a donor's new time stays below the faulty one's)
+            v_f = sim.value(f, k_f, t, a_f)
+            while taken and max(cur[x] for x, _, _ in taken) >= v_f:
+                x, c0, d0 = taken.pop()
+                k[x] += 2
+                cur[x], cand[x] = c0, d0
+                k_f -= 2
+                v_f = sim.value(f, k_f, t, a_f)
+            for x, _, _ in taken:
+                alloc[int(ids[x])] = int(k[x])
+            alloc[f] = k_f
     sim.redistribute(alloc)
 
 

@@ -21,10 +21,13 @@ Events
 * **Failure** of processor ``x`` (from the trace): ignored if ``x`` is free, or if its
   application is between an event and its ``t_lastR`` (downtime, recovery, redistribution, the
   checkpoint after a redistribution) under the §1.5.4 model, the default. Under the ``eq1.6``
-  model a failure also strikes during that window after the downtime: the application starts
-  over its downtime and recovery on its current processors (no new decision), which is (1.6)'s
-  "failure during recovery"; a failure of a buddy during a recovery is thus never fatal here
-  (§1.3.3's fatal failure is not simulated; under the default model it cannot happen). Otherwise
+  model a failure of one of the recovering processors during the recovery strikes too: the
+  application starts its downtime and recovery over (no new decision), then does what was to
+  follow them (a redistribution and its checkpoint), which is (1.6)'s "failure during
+  recovery"; a failure during a redistribution or the checkpoint after it is ignored under both
+  models ((1.6)'s model has no redistribution). A failure of a buddy during a recovery is thus
+  never fatal here (§1.3.3's fatal failure is not simulated; under the default model it cannot
+  happen). Otherwise
   the application rolls back to its last checkpoint: ``alpha_f`` grows back by the work done
   since it (§1.3.5, 1.); without redistribution ``t_lastR_f = t + D + R_{f,j}`` and its period
   starts afresh (the paper does not say; our choice). The policy's
@@ -110,7 +113,7 @@ class PackFailure:
     """A failure of processor ``proc`` at ``time``; ``app`` it hit (-1: a free processor);
     ``effect``: ``idle`` (free processor), ``ignored`` (its application was in a downtime,
     recovery or redistribution that the model protects), ``restart`` (eq1.6: it struck a
-    recovery or redistribution, which starts over), ``rollback`` (a computing application
+    recovering processor, and the downtime and recovery start over), ``rollback`` (a computing application
     rolled back), ``redistributed`` (idem, and the policy redistributed)."""
 
     time: float
@@ -236,6 +239,12 @@ class PackSimulation:
         self.phase_start = np.zeros(n)
         self.trans_from = np.zeros(n)  # start of the current transition
         self.trans_index = np.zeros(n, dtype=np.int64)  # its first phase record
+        # the recovery of the current transition (eq1.6 restarts): its end, processors, count,
+        # and the redistribution and checkpoint that follow it
+        self.rec_until = np.zeros(n)
+        self.rec_procs: list[tuple[int, ...]] = [()] * n
+        self.rec_k = np.zeros(n, dtype=np.int64)
+        self.rest: list[tuple[float, float]] = [(0.0, 0.0)] * n
         self.down_until = np.zeros(n)  # end of the current downtime
         self.fail_log: list[PackFailure] = []
         self.queue = EventQueue()
@@ -415,15 +424,19 @@ class PackSimulation:
             self._add(i, "checkpoint", s + rc, s + rc + c, alphas[i])
             self.trans_from[i] = t
             if i != self.faulty:
-                self.down_until[i] = t
+                self.down_until[i] = self.rec_until[i] = t  # no downtime, no recovery
+            else:
+                self.rest[i] = (rc, c)  # what follows its recovery
             self._schedule(i, s + rc + c, alphas[i])
             self.changes[i] += 1
         self.redistributions += 1
 
     # ------------------------------------------------------------------ records
-    def _add(self, i: int, kind: str, start: float, end: float, alpha: float, outcome: str = "") -> None:
+    def _add(self, i: int, kind: str, start: float, end: float, alpha: float, outcome: str = "",
+             procs: tuple[int, ...] | None = None) -> None:
         if end > start:
-            self.phases.append(PackPhase(i, kind, start, end, tuple(self.procs[i]), alpha, alpha, outcome))
+            held = tuple(self.procs[i]) if procs is None else procs
+            self.phases.append(PackPhase(i, kind, start, end, held, alpha, alpha, outcome))
 
     def _close_compute(self, i: int, t: float, alpha_end: float, outcome: str) -> None:
         start = float(self.phase_start[i])
@@ -436,9 +449,14 @@ class PackSimulation:
         D = self.res.downtime
         R = self.checkpoint(i, j)
         a = self._fault_alpha
-        self._add(i, "downtime", t, t + D, a)
-        self._add(i, "recovery", t + D, t + D + R, a)
+        procs = tuple(self.procs[i])  # its processors before any change
+        self._add(i, "downtime", t, t + D, a, procs=procs)
+        self._add(i, "recovery", t + D, t + D + R, a, procs=procs)
         self.down_until[i] = t + D
+        self.rec_until[i] = t + D + R
+        self.rec_procs[i] = procs
+        self.rec_k[i] = j
+        self.rest[i] = (0.0, 0.0)
 
     def _truncate_transition(self, i: int, t: float) -> None:
         """eq1.6: a failure at ``t`` inside ``i``'s transition cuts its phases at ``t``."""
@@ -492,15 +510,26 @@ class PackSimulation:
             return
         j = int(self.k[i])
         if t < self.t_last[i]:  # downtime, recovery, redistribution or its checkpoint
-            if self.res.model != "eq1.6" or t < self.down_until[i]:
+            recovering = self.down_until[i] < t < self.rec_until[i] and x in self.rec_procs[i]
+            if self.res.model != "eq1.6" or not recovering:
                 self.fail_log.append(PackFailure(t, x, i, "ignored"))
                 return
-            # (1.6)'s model: the recovery (or what follows it) starts over
+            # (1.6)'s model: a failure of a recovering processor starts the downtime and the
+            # recovery over, then what was to follow them (a redistribution and its checkpoint)
+            rc, c = self.rest[i]
+            rk = int(self.rec_k[i])
             self._truncate_transition(i, t)
-            self.faulty, self._fault_alpha = i, float(self.alpha[i])
-            self._record_failure_transition(i, t, j)
-            self.faulty = -1
-            self._schedule(i, t + self.res.downtime + self.checkpoint(i, j), float(self.alpha[i]))
+            self.trans_index[i] = len(self.phases)
+            a = float(self.alpha[i])
+            D, R = self.res.downtime, self.checkpoint(i, rk)
+            procs = self.rec_procs[i]
+            self._add(i, "downtime", t, t + D, a, procs=procs)
+            self._add(i, "recovery", t + D, t + D + R, a, procs=procs)
+            s0 = t + D + R
+            self._add(i, "redistribution", s0, s0 + rc, a)
+            self._add(i, "checkpoint", s0 + rc, s0 + rc + c, a)
+            self.down_until[i], self.rec_until[i] = t + D, s0
+            self._schedule(i, s0 + rc + c, a)
             self.fail_log.append(PackFailure(t, x, i, "restart"))
             return
         done = self.work_done(i, t, failed=True)

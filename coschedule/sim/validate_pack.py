@@ -37,11 +37,11 @@ Rules
    * a phase of zero length is absent (``D = 0``, ``C = 0``...), and a compute phase of zero
      length too (an event at the very instant an application resumes: its transition follows
      the previous one directly);
-   * model ``eq1.6`` only, a ``restart`` failure at ``t`` during a transition (not during a
-     downtime) cuts it at ``t``: the phase in progress ends there (no longer than its length),
-     and a downtime of ``D`` and a recovery of ``C_{i,k}`` follow on the processors the
-     application holds (``k`` of them; those of a redistribution decided before, if any, whose
-     redistribution and checkpoint are then dropped), then compute.
+   * model ``eq1.6`` only, a ``restart`` failure at ``t`` during a recovery cuts it at ``t``:
+     the recovery ends there (no longer than its length), and a downtime of ``D`` and a
+     recovery of ``C_{i,j}`` follow on the recovering processors (those it computed on, ``j``
+     of them), then what was to follow the recovery (the redistribution and its checkpoint of
+     a failure answered by one), then compute.
 
 4. **Work** (per compute phase of duration ``d`` on ``k`` processors from ``alpha``, with
    ``W = alpha t_{i,k}``, ``tau = tau_{i,k}``, ``C = C_{i,k}``, ``N = floor(d / tau)``, ``r = d -
@@ -64,8 +64,9 @@ Rules
    phase; ``idle`` iff no application holds the processor then (-1 as the application; the
    failures of one instant are handled in the records' order, so a processor idle at its
    failure may be handed over at that instant by a later failure's redistribution);
-   ``ignored`` iff the holder is in a transition phase then (under ``eq1.6``: a downtime);
-   ``restart`` iff ``eq1.6`` and the holder is in a transition, not in a downtime (rule 3).
+   ``ignored`` iff the holder is in a transition phase then (under ``eq1.6``: not a recovery
+   on that processor after its first instant); ``restart`` iff ``eq1.6`` and the processor is
+   one of a recovery in progress, after its first instant (rule 3).
    Given the trace (``failures=``), the records are exactly its failures before the makespan
    (same times and processors).
 
@@ -328,24 +329,23 @@ class _App:
                            "a failure during a transition is ignored", "failures")
         prev = self.prev
         assert prev is not None
-        if prev.kind == "downtime" and prev.end - prev.start < self.res.downtime - _tol(t):
-            raise self.err(f"failure at t={_g(t)} during its downtime recorded as a restart (eq1.6 ignores "
-                           "failures during a downtime)", "failures")
+        if prev.kind != "recovery":
+            raise self.err(f"failure at t={_g(t)} during its {prev.kind} recorded as a restart (eq1.6 restarts "
+                           "recoveries only)", "failures")
+        if r[1].proc not in prev.procs:
+            raise self.err(f"failure at t={_g(t)} of processor {r[1].proc}, which is not recovering, recorded as "
+                           "a restart", "failures")
         self.used.add(r[0])
         while (more := self.record(t, ("restart",))) is not None:  # other failures of that instant
             self.used.add(more[0])
         procs = ph.procs
-        cur = self.procs if self.procs is not None else procs
-        if procs != cur:
-            # the processors of a redistribution decided before the failure, not seen yet
-            if not (self.change and self.new is None and len(procs) != len(self.old)):
-                raise self.err(f"restart at t={_g(t)} on processors {_short(procs)}, but it holds {_short(cur)}",
-                               "transitions")
-            self.check_kept(ph, procs)
+        if procs != prev.procs:
+            raise self.err(f"restart at t={_g(t)} on processors {_short(procs)}, but it was recovering on "
+                           f"{_short(prev.procs)}", "transitions")
         self.fixed = procs
         self.todo = [_Item("downtime", "fixed"), _Item("recovery", "fixed")]
-        self.change = False
-        self.new = None
+        if self.change:  # the redistribution that was to follow the recovery follows the new one
+            self.todo += [_Item("redistribution", "new"), _Item("checkpoint", "new")]
 
     def check_kept(self, ph: PackPhase, new: tuple[int, ...]) -> None:
         """A redistribution from ``old`` to ``new`` keeps the smaller set (rule 5)."""
@@ -611,8 +611,8 @@ def _check_effects(result: PackResult, per: list[list], by_app: list[list[PackPh
         if ph.kind == "compute":
             raise _fail(f"application {f.app} ({names[f.app]}): {where} struck its compute phase "
                         f"[{_g(ph.start)}, {_g(ph.end)}) but is recorded ignored (rule: failures)")
-        if eq16 and ph.kind != "downtime":
-            raise _fail(f"application {f.app} ({names[f.app]}): {where} struck its {ph.kind} under the eq1.6 "
+        if eq16 and ph.kind == "recovery" and x in ph.procs and ph.start < t:
+            raise _fail(f"application {f.app} ({names[f.app]}): {where} struck its recovery under the eq1.6 "
                         "model, which restarts it, but is recorded ignored (rule: failures)")
 
 
