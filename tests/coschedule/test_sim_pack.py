@@ -470,6 +470,7 @@ def test_saf_donors_stay_below_the_faulty_application(pack, res, seed, at_end):
             + pm.expected(f.app, first, f.alpha)
         for d in donors:
             assert d.new < bound, (f, d)
+            assert d.new < f.new, (f, d)  # and below f's final finish (§1.5.3)
 
 
 # ------------------------------------------------------------------ the two failure models
