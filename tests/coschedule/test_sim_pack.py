@@ -593,3 +593,37 @@ def test_bad_inputs_fail_with_one_line():
 def test_doctests():
     result = doctest.testmod(validate_pack_module)
     assert result.failed == 0 and result.attempted >= 5
+
+
+# ------------------------------------------------------------------ j_max (1.8)
+
+
+@given(packs(), resiliences(), seeds)
+@fewer(0.5)
+def test_no_heuristic_gives_more_than_j_max(pack, res, seed):
+    """No count of any run (the initial allocation, every redistribution) exceeds the
+    application's j_max (1.8), computed eagerly by PackModel.jmax; and the settings make j_max
+    bind below p for some application (not vacuous over the examples: see the next test)."""
+    jmax = PackModel(pack, res).jmax()
+    for at_end, at_failure in COMBINATIONS:
+        result = run_pack(pack, res, at_end=at_end, at_failure=at_failure, seed=seed)
+        for ph in result.phases:
+            assert len(ph.procs) <= jmax[ph.app], (at_end, at_failure, ph)
+
+
+def test_j_max_binds_in_a_redistribution():
+    """A profile that stops improving at 10 processors: beyond a few more (smaller
+    checkpoints), more processors only draw more failures, so j_max < p; when the short
+    application ends, EndGreedy gives the long one its j_max and no more, though processors
+    stay free."""
+    width = 40
+    long = [100000.0 / min(k, 10) for k in range(1, width + 1)]
+    short = [2000.0 / k for k in range(1, width + 1)]
+    pack = MalleablePack(p=width, memory=np.array([100.0, 10.0]), table=np.array([long, short]))
+    res = Resilience(node_mtbf=2 * DAY, downtime=0.0)
+    jmax = PackModel(pack, res).jmax()
+    assert 10 <= jmax[0] < width
+    result = run_pack(pack, res, at_end="greedy", fault_free=True, initial=[4, 2])
+    validate_pack_run(result)
+    counts = [len(ph.procs) for ph in computes(result, 0)]
+    assert counts[0] == 4 and max(counts) == jmax[0]
