@@ -112,6 +112,7 @@ EFFECTS = ("idle", "ignored", "restart", "rollback", "redistributed")
 KINDS = ("compute", "downtime", "recovery", "redistribution", "checkpoint")
 OUTCOMES = ("completed", "failed", "redistributed")
 _HIT = ("rollback", "redistributed")
+_INT_TYPES = {int, np.int64, np.int32}
 
 
 def _tol(*values: float) -> float:
@@ -178,10 +179,11 @@ def _check_phase(result: PackResult, ph: PackPhase) -> None:
     if k % 2 or k < kmin:
         raise _fail(f"{name}: {ph.kind} phase at t={_g(ph.start)} on {k} processors, expected an even count "
                     f">= {kmin} (rule: processors)")
-    for x in ph.procs:
-        if not (isinstance(x, (int, np.integer)) and 0 <= x < p):
-            raise _fail(f"{name}: {ph.kind} phase at t={_g(ph.start)}: processor {x!r} does not exist "
-                        f"(processors 0..{p - 1}) (rule: processors)")
+    if not (set(map(type, ph.procs)) <= _INT_TYPES and 0 <= min(ph.procs) and max(ph.procs) < p):
+        for x in ph.procs:
+            if not (isinstance(x, (int, np.integer)) and 0 <= x < p):
+                raise _fail(f"{name}: {ph.kind} phase at t={_g(ph.start)}: processor {x!r} does not exist "
+                            f"(processors 0..{p - 1}) (rule: processors)")
     if len(set(ph.procs)) != k:
         raise _fail(f"{name}: {ph.kind} phase at t={_g(ph.start)} names a processor twice (rule: processors)")
 
@@ -529,53 +531,82 @@ def _short(procs: Sequence[int]) -> str:
 # ------------------------------------------------------------------ processors and failures
 
 
-def _holdings(by_app: list[list[PackPhase]], trans: list[list[int]]) -> list[tuple[float, float, int, frozenset[int]]]:
+def _holdings(by_app: list[list[PackPhase]], trans: list[list[int]]) -> list[tuple[float, float, int, tuple[int, ...]]]:
     """Rule 5: per phase, its processors; during a transition, also those it computes on next."""
     holds = []
     for i, phs in enumerate(by_app):
         phs = sorted(phs, key=lambda ph: ph.start)
-        final: dict[int, frozenset[int]] = {}  # transition -> the processors it hands over to
-        for k, (ph, tr) in enumerate(zip(phs, trans[i])):
+        tr_i = trans[i]
+        final: dict[int, tuple[int, ...]] = {}  # transition -> the processors it hands over to
+        for k, (ph, tr) in enumerate(zip(phs, tr_i)):
             if tr >= 0:
                 nxt = phs[k + 1] if k + 1 < len(phs) else None
-                if nxt is not None and trans[i][k + 1] < 0:
-                    final[tr] = frozenset(nxt.procs)
-                elif nxt is None or trans[i][k + 1] != tr:
-                    final[tr] = frozenset(ph.procs)
-        for ph, tr in zip(phs, trans[i]):
-            holds.append((ph.start, ph.end, i, frozenset(ph.procs) if tr < 0 else frozenset(ph.procs) | final[tr]))
+                if nxt is not None and tr_i[k + 1] < 0:
+                    final[tr] = nxt.procs
+                elif nxt is None or tr_i[k + 1] != tr:
+                    final[tr] = ph.procs
+        for ph, tr in zip(phs, tr_i):
+            procs = ph.procs
+            if tr >= 0 and final[tr] != procs:
+                procs = tuple(sorted(set(procs).union(final[tr])))
+            holds.append((ph.start, ph.end, i, procs))
     return holds
 
 
-def _sweep(holds: list[tuple[float, float, int, frozenset[int]]], p: int, names: Sequence[str]) -> list[list]:
+class _PerProcessor:
+    """Per processor, its holdings ``(start, end, app)`` sorted by start, read on demand from the
+    sorted arrays of all of them."""
+
+    def __init__(self, xs: np.ndarray, ss: np.ndarray, es: np.ndarray, apps: np.ndarray, p: int) -> None:
+        self.ss, self.es, self.apps = ss, es, apps
+        self.bounds = np.searchsorted(xs, np.arange(p + 1))
+        self._cache: dict[int, list[tuple[float, float, int]]] = {}
+
+    def __getitem__(self, x: int) -> list[tuple[float, float, int]]:
+        got = self._cache.get(x)
+        if got is None:
+            lo, hi = int(self.bounds[x]), int(self.bounds[x + 1])
+            got = list(zip(self.ss[lo:hi].tolist(), self.es[lo:hi].tolist(), self.apps[lo:hi].tolist()))
+            self._cache[x] = got
+        return got
+
+
+def _sweep(holds: list[tuple[float, float, int, tuple[int, ...]]], p: int, names: Sequence[str]) -> _PerProcessor:
     """Rule 5: per processor, its holdings sorted in time, never overlapping; the processors in
     use at every instant (one sweep over all holdings) at most ``p``. Returns, per processor,
-    the holdings ``[start, end, app]`` sorted by start."""
-    per: list[list] = [[] for _ in range(p)]
-    events: list[tuple[float, int, int]] = []
-    for s, e, a, procs in holds:
-        for x in procs:
-            per[x].append((s, e, a))
-        events.append((s, 1, len(procs)))
-        events.append((e, 0, -len(procs)))  # releases before acquisitions at one instant
-    for x in range(p):
-        per[x].sort()
-        for (s1, e1, a1), (s2, e2, a2) in zip(per[x], per[x][1:]):
-            if e1 > s2 + _tol(e1, s2):
-                raise _fail(f"application {a2} ({names[a2]}): processor {x} at t={_g(s2)} is still held by "
-                            f"application {a1} ({names[a1]}) until {_g(e1)} (rule: processors)")
-    used = 0
-    for t, _, delta in sorted(events):
-        used += delta
-        if used > p:
-            raise _fail(f"{used} processors in use at t={_g(t)} but p = {p} (rule: processors)")
-    return per
+    the holdings ``(start, end, app)`` sorted by start. Vectorised: one sort of all the
+    (processor, holding) pairs."""
+    sizes = np.array([len(h[3]) for h in holds], dtype=np.int64)
+    xs = np.fromiter((x for h in holds for x in h[3]), dtype=np.int64, count=int(sizes.sum()))
+    ss = np.repeat(np.array([h[0] for h in holds], dtype=float), sizes)
+    es = np.repeat(np.array([h[1] for h in holds], dtype=float), sizes)
+    apps = np.repeat(np.array([h[2] for h in holds], dtype=np.int64), sizes)
+    order = np.lexsort((es, ss, xs))
+    xs, ss, es, apps = xs[order], ss[order], es[order], apps[order]
+    same = xs[1:] == xs[:-1]
+    tol = RTOL * np.maximum(1.0, np.maximum(np.abs(es[:-1]), np.abs(ss[1:])))
+    bad = np.flatnonzero(same & (es[:-1] > ss[1:] + tol))
+    if bad.size:
+        k = int(bad[0])
+        x, a1, a2 = int(xs[k]), int(apps[k]), int(apps[k + 1])
+        raise _fail(f"application {a2} ({names[a2]}): processor {x} at t={_g(float(ss[k + 1]))} is still held by "
+                    f"application {a1} ({names[a1]}) until {_g(float(es[k]))} (rule: processors)")
+    # processors in use: releases before acquisitions at one instant
+    times = np.concatenate([np.array([h[0] for h in holds], dtype=float), np.array([h[1] for h in holds], dtype=float)])
+    kinds = np.concatenate([np.ones(len(holds), dtype=np.int64), np.zeros(len(holds), dtype=np.int64)])
+    deltas = np.concatenate([sizes, -sizes])
+    ev = np.lexsort((kinds, times))
+    used = np.cumsum(deltas[ev])
+    over = np.flatnonzero(used > p)
+    if over.size:
+        k = int(over[0])
+        raise _fail(f"{int(used[k])} processors in use at t={_g(float(times[ev][k]))} but p = {p} (rule: processors)")
+    return _PerProcessor(xs, ss, es, apps, p)
 
 
 def _check_effects(result: PackResult, per: list[list], by_app: list[list[PackPhase]]) -> None:
     """Rule 6: what each failure did, against the holdings and the phases."""
     names = result.pack.names
-    starts = [[h[0] for h in lst] for lst in per]
     app_phases = [sorted(phs, key=lambda ph: ph.start) for phs in by_app]
     app_starts = [[ph.start for ph in phs] for phs in app_phases]
     eq16 = result.res.model == "eq1.6"
@@ -584,7 +615,7 @@ def _check_effects(result: PackResult, per: list[list], by_app: list[list[PackPh
         t, x = f.time, int(f.proc)
         if f.effect in _HIT:
             continue  # matched to the failed compute phase in the walk (rules 3, 6)
-        lo = bisect.bisect_right(starts[x], t)
+        lo = bisect.bisect_right([h[0] for h in per[x]], t)
         held = [(s, a) for s, e, a in per[x][:lo] if s <= t < e]
         holders = {a for _, a in held}
         where = f"failure at t={_g(t)} on processor {x}"
