@@ -97,14 +97,29 @@ def _json(x: float) -> float | None:
     return x if math.isfinite(x) else None
 
 
+def _run_key(r: dict[str, Any]) -> tuple[Any, ...]:
+    """What fixes a run's pack and failures: its point and run index."""
+    return (r["n"], r["p"], r["mtbf_years"], r["c"], r["run"])
+
+
 def summarize_redistrib(rows: Iterable[dict[str, Any]]) -> list[RedistribGroup]:
-    """Groups of cells over their runs, sorted by point and variant (:data:`VARIANTS` order)."""
+    """Groups of cells over their runs, sorted by point and variant (:data:`VARIANTS` order).
+    Where the database has ``fault-free-none`` runs, each group also has ``vs_free``: the mean
+    of ``makespan / the fault-free makespan without redistribution`` of the same run (paired),
+    the gain of redistribution alone for a fault-free variant, the cost of the failures for
+    ``faulty``."""
+    rows = list(rows)
+    free = {_run_key(r): r["makespan"] for r in rows if r["variant"] == "fault-free-none"}
     acc: dict[tuple[Any, ...], list[dict[str, Any]]] = defaultdict(list)
     for r in rows:
         acc[(r["n"], r["p"], r["mtbf_years"], r["c"], r["variant"])].append(r)
-    out = [RedistribGroup(n, p, mtbf, c, variant, runs=len(rs), stats={s: student_ci([r[s] for r in rs])
-                                                                        for s in STATS})
-           for (n, p, mtbf, c, variant), rs in acc.items()]
+    out = []
+    for (n, p, mtbf, c, variant), rs in acc.items():
+        stats = {s: student_ci([r[s] for r in rs]) for s in STATS}
+        paired = [r["makespan"] / free[_run_key(r)] for r in rs if _run_key(r) in free]
+        if paired:
+            stats["vs_free"] = student_ci(paired)
+        out.append(RedistribGroup(n, p, mtbf, c, variant, runs=len(rs), stats=stats))
     out.sort(key=lambda g: (*g.point, _ORDER.get(g.variant, 99), g.variant))
     return out
 
@@ -119,7 +134,8 @@ def _fmt_axis(axis: str, v: float) -> str:
 
 
 def _point_label(point: Sequence[Any], axes: Sequence[str]) -> str:
-    return ", ".join(f"{_SHORT[a]} = {_fmt_axis(a, point[AXES.index(a)])}" for a in axes)
+    return ", ".join(f"{_SHORT[a]} = {_fmt_axis(a, point[AXES.index(a)])}" + (" years" if a == "mtbf_years" else "")
+                     for a in axes)
 
 
 # ------------------------------------------------------------------------------------- tables
@@ -151,16 +167,25 @@ def _tables(groups: Sequence[RedistribGroup]) -> list[tuple[str, list[str], list
             line = [_point_label(pt, shown)]
             for v in variants:
                 g = cell.get((pt, v))
-                half = math.nan if bare or g is None else g.ci(stat) * scale
-                line.append("-" if g is None else _pm(g.mean(stat) * scale, half, fmt))
+                if g is None or stat not in g.stats:
+                    line.append("-")
+                    continue
+                half = math.nan if bare else g.ci(stat) * scale
+                line.append(_pm(g.mean(stat) * scale, half, fmt))
             out.append(line)
         return out
 
     header = ["point", *variants]
     day = 1.0 / 86400.0
+    extra = []
+    if any("vs_free" in g.stats for g in groups):
+        extra.append((("makespan / the fault-free makespan without redistribution of the same pack (paired): the "
+                       "gain of redistribution alone for a fault-free variant, the cost of the failures for the others"),
+                      header, table("vs_free", ".3f")))
     return [
         ((f"{head}\nnormalised makespan: makespan / the faulty makespan without redistribution on the same "
           "pack and failures (paired; lower is better)"), header, table("ratio", ".3f")),
+        *extra,
         ("makespan (days)", header, table("makespan", ",.1f", day)),
         ("failures during the run / those that struck a computing application (means)", header,
          [[a[0], *(f"{x} / {y}" for x, y in zip(a[1:], b[1:]))]
@@ -215,68 +240,87 @@ def _panels(groups: Sequence[RedistribGroup]) -> list[tuple[str, tuple[tuple[str
     return out
 
 
+def _log_axis(xs: Sequence[float]) -> bool:
+    """Whether an axis reads better on a log scale: positive values spanning more than a factor 10
+    (``c`` from 0.1 to 4, the MTBF from 5 to 125 years; not ``n`` from 100 to 1,000)."""
+    return min(xs) > 0 and max(xs) / min(xs) > 10
+
+
 def redistrib_figure(rows: Sequence[dict[str, Any]], title: str | None = None, **_: Any) -> Any:
     """``coschedule report --plot`` of a redistribution campaign: the normalised makespan
     against each axis that varies (one panel per axis, and per value of the other varying
     axes), a line per variant with its 95 % confidence interval as error bars; the faulty run
-    without redistribution is the line at 1."""
+    without redistribution is the line at 1. Where the database has ``fault-free-none`` runs,
+    as many panels again give each variant's makespan over that run's (``vs_free``: the gain
+    of redistribution alone; ``faulty`` left out). An axis whose values span more than a factor
+    of 10 (``c`` from 0.1 to 4, say) is drawn on a log scale."""
+    import textwrap
+
     from coschedule.plot import new_figure
 
     groups = summarize_redistrib(rows)
     if not groups:
         raise CampaignError("no completed cell: nothing to plot")
-    panels = _panels(groups)
+    measures = ["ratio"] + (["vs_free"] if any("vs_free" in g.stats for g in groups) else [])
+    panels = [(m, axis, combo) for m in measures for axis, combo in _panels(groups)]
     if not panels:
         raise CampaignError("the database has one point (n, p, MTBF, c): a figure needs an axis with two values "
                             "or more; its tables say it all")
     ncols = min(2, len(panels))
     nrows = -(-len(panels) // ncols)
-    fig = new_figure(figsize=(6.6 * ncols, 4.4 * nrows + 0.9))
+    width = 7.2 * ncols
+    fig = new_figure(figsize=(width, 4.3 * nrows + 1.6))  # 1.6 in: the title and the legend
     variants = sorted({g.variant for g in groups}, key=lambda v: _ORDER.get(v, 99))
     fixed = [a for a in AXES if a not in varying_axes(groups)]
-    for k, (axis, combo) in enumerate(panels):
+    handles: dict[str, Any] = {}
+    for k, (measure, axis, combo) in enumerate(panels):
+        base = "faulty" if measure == "ratio" else "fault-free-none"
         ax = fig.add_subplot(nrows, ncols, k + 1)
         mine = [g for g in groups if all(getattr(g, a) == v for a, v in combo)]
-        xs_all = sorted({getattr(g, axis) for g in mine})
+        xs_all = sorted({float(getattr(g, axis)) for g in mine})
+        log = _log_axis(xs_all)
+        if log:
+            ax.set_xscale("log")
         span = (xs_all[-1] - xs_all[0]) or 1.0
-        nv = len([v for v in variants if v != "faulty"])
-        shift = 0
+        moving = [v for v in variants if v not in ("faulty", base)]
         for v in variants:
-            gs = sorted((g for g in mine if g.variant == v), key=lambda g: getattr(g, axis))
-            if not gs:
+            gs = sorted((g for g in mine if g.variant == v and measure in g.stats), key=lambda g: getattr(g, axis))
+            if not gs or (measure == "vs_free" and v == "faulty"):
                 continue
             colour, ls, marker = _STYLE.get(v, ("k", "-", "o"))
             xs = [float(getattr(g, axis)) for g in gs]
-            if v == "faulty":
-                ax.plot(xs, [g.mean("ratio") for g in gs], color=colour, ls=ls, lw=1.2, label=LABELS[v])
+            if v == base:
+                line = ax.plot(xs, [g.mean(measure) for g in gs], color=colour, ls=ls, lw=1.2, label=LABELS[v])[0]
+                handles.setdefault(v, line)
                 continue
             # a small horizontal offset per variant, so that the error bars do not hide each other
-            off = (shift - (nv - 1) / 2) * 0.006 * span
-            shift += 1
-            halves = [g.ci("ratio") if math.isfinite(g.ci("ratio")) else 0.0 for g in gs]
-            ax.errorbar([x + off for x in xs], [g.mean("ratio") for g in gs], yerr=halves, color=colour, ls=ls,
-                        marker=marker, ms=4, lw=1.3, capsize=2.5, elinewidth=0.9, label=LABELS.get(v, v))
-        ax.set_xlabel(AXIS_NAMES[axis])
-        ax.set_ylabel("makespan / faulty makespan, no redistribution")
+            off = (moving.index(v) - (len(moving) - 1) / 2) * 0.007
+            shifted = [x * (1 + 2 * off) if log else x + off * span for x in xs]
+            halves = [g.ci(measure) if math.isfinite(g.ci(measure)) else 0.0 for g in gs]
+            bars = ax.errorbar(shifted, [g.mean(measure) for g in gs], yerr=halves, color=colour, ls=ls,
+                               marker=marker, ms=4, lw=1.3, capsize=2.5, elinewidth=0.9, label=LABELS.get(v, v))
+            handles.setdefault(v, bars)
+        ax.set_xlabel(AXIS_NAMES[axis] + (" (log scale)" if log else ""))
+        ax.set_ylabel("makespan / faulty makespan\n(no redistribution, same failures)" if measure == "ratio"
+                      else "makespan / fault-free makespan\n(no redistribution, same pack)")
+        if log or axis in ("n", "p"):
+            ax.set_xticks(xs_all)
+            ax.set_xticklabels([_fmt_axis(axis, x) for x in xs_all])
+            ax.minorticks_off()
         where = _point_label([dict(combo).get(a, 0) for a in AXES], [a for a, _ in combo])
-        ax.set_title(f"against {_SHORT[axis]}" + (f", {where}" if where else ""), fontsize=10)
+        what = "normalised by the faulty run" if measure == "ratio" else "normalised by the fault-free run"
+        ax.set_title(f"{what}, against {_SHORT[axis]}" + (f", {where}" if where else ""), fontsize=10)
         ax.grid(alpha=0.3)
-        if axis in ("n", "p"):
-            ax.xaxis.set_major_formatter(_thousands())
-        if k == 0:
-            ax.legend(fontsize=7.5, loc="best")
     runs = sorted({g.runs for g in groups})
     setting = _point_label(groups[0].point, fixed)
     note = (f"{setting}; " if setting else "") + (
-        f"means over {'/'.join(map(str, runs))} runs (pack and failure trace) per point; "
+        f"means over {'/'.join(map(str, runs))} runs (a pack and a failure trace each) per point; "
         "error bars: 95 % confidence intervals (Student t) of the paired ratios")
-    fig.suptitle(f"{title or 'Normalised makespan with redistribution ([Aupy2017] Figs. 1.4-1.7)'}\n{note}",
-                 fontsize=10)
-    fig.tight_layout()
+    head = title or "Normalised makespan with redistribution ([Aupy2017] Figs. 1.4-1.7)"
+    chars = int(width * 72 / 6.2)  # characters of about 6 points at 10 points a line
+    fig.suptitle("\n".join([head, *textwrap.wrap(note, chars)]), fontsize=10)
+    fig.legend([handles[v] for v in variants if v in handles], [LABELS.get(v, v) for v in variants if v in handles],
+               loc="lower center", ncol=min(3, len(handles)), fontsize=8, frameon=False)
+    height = 4.3 * nrows + 1.6
+    fig.tight_layout(rect=(0, (0.25 * math.ceil(len(handles) / 3) + 0.15) / height, 1, 1))
     return fig
-
-
-def _thousands() -> Any:
-    from matplotlib.ticker import FuncFormatter
-
-    return FuncFormatter(lambda x, _: f"{x:,.0f}")

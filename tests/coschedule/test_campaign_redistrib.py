@@ -301,3 +301,25 @@ def test_cli_simulate_and_report(tmp_path, capsys):
 def test_every_cell_is_finite(demo_db):
     for r in rows_of(demo_db):
         assert all(math.isfinite(r[k]) for k in ("makespan", "faulty_makespan", "ratio", "seconds"))
+
+
+def test_the_fault_free_run_without_redistribution_gives_a_second_normalisation(tmp_path):
+    """With fault-free-none in the grid (Fig. 1.4), each variant is also divided by it, run by run:
+    the gain of redistribution alone for the fault-free variants, the cost of the failures for
+    the faulty run."""
+    db = tmp_path / "ff.sqlite"
+    run_campaign(tiny(n=[10], variants=["faulty", "fault-free-none", "fault-free-greedy"]), str(db), workers=1)
+    rows = rows_of(db)
+    groups = summarize_redistrib(rows)
+    free = {(r["mtbf_years"], r["run"]): r["makespan"] for r in rows if r["variant"] == "fault-free-none"}
+    for g in groups:
+        mine = [r["makespan"] / free[(r["mtbf_years"], r["run"])] for r in rows
+                if r["variant"] == g.variant and r["mtbf_years"] == g.mtbf_years]
+        assert g.stats["vs_free"] == student_ci(mine)
+    assert all(g.mean("vs_free") == 1.0 for g in groups if g.variant == "fault-free-none")
+    assert all(g.mean("vs_free") > 1.0 for g in groups if g.variant == "faulty")
+    assert "makespan / the fault-free makespan without redistribution of the same pack" in format_redistrib_tables(
+        groups)
+    assert "vs_free" not in summarize_redistrib(r for r in rows if r["variant"] != "fault-free-none")[0].stats
+    pytest.importorskip("matplotlib")
+    assert len(redistrib_figure(rows).axes) == 2  # normalised by the faulty run, by the fault-free run
