@@ -41,7 +41,7 @@ from ..campaign.workloads import workload_source_for
 from ..data import TRACES_ENV, spec_path
 from .common import Formatter, positive_float, write_figure
 
-__all__ = ["register", "cmd_simulate", "cmd_report"]
+__all__ = ["cmd_report", "cmd_simulate", "register"]
 
 SIMULATE_EPILOG = """\
 examples:
@@ -57,6 +57,7 @@ examples:
   coschedule simulate --simulator batch --workload KTH-SP2-1996-2.1-cln.swf.gz --days 7 \\
       --policy conservative,easy --node-mtbf none,2.592e6 --downtime 600 --seeds 3 --db kth-batch.sqlite
   coschedule simulate oliner2004-demo                      # a torus campaign (simulator = "torus")
+  coschedule simulate redistribution-demo --seed 7         # a pack campaign (simulator = "redistrib")
 Running the same command again resumes: the cells already in the database are skipped.
 Flags override the TOML file's keys (source flags replace its sources).
 A SPEC that is not a file but a bare name is a bundled spec (coschedule examples lists them).
@@ -77,6 +78,7 @@ examples:
   coschedule report kth.sqlite --markdown                  # the same tables in Markdown
   coschedule report kth-batch-demo.sqlite --policy easy    # a batch campaign: flows per policy
   coschedule report oliner2004-demo.sqlite --plot f --figure slowdown-failures   # a torus campaign
+  coschedule report redistribution-demo.sqlite --plot f    # normalised makespans per variant
 """
 
 
@@ -89,14 +91,16 @@ def register(sub: Any) -> None:
         "P values, on N failure scenarios per cell; or, with simulator = \"batch\" (--simulator batch), "
         "the online batch scheduler over workloads x policies x failure settings x seeds, one run per "
         "cell; or, with simulator = \"torus\", the BlueGene/L torus schedulers over workloads x load "
-        "scales x failure counts x seeds x schedulers. Results go to an SQLite file as cells complete.",
+        "scales x failure counts x seeds x schedulers; or, with simulator = \"redistrib\", packs of "
+        "malleable applications under failures with redistribution (n x p x MTBF x c x runs x variants; "
+        "a TOML spec, --seed and --name only). Results go to an SQLite file as cells complete.",
         epilog=SIMULATE_EPILOG,
     )
     p.add_argument("spec", nargs="?", help="campaign TOML file, or the name of a bundled spec (fig5-tenth); "
                    "optional when the flags define the grid")
     p.add_argument("--db", help="results database (default: NAME.sqlite, NAME the spec's name)")
     p.add_argument("--name", help="campaign name")
-    p.add_argument("--simulator", choices=("rigid", "batch", "torus"),
+    p.add_argument("--simulator", choices=("rigid", "batch", "torus", "redistrib"),
                    help="the simulator of a campaign given by flags (default rigid; a spec says its own)")
     g = p.add_argument_group("sources (replace the spec's)")
     g.add_argument("--synthetic", type=int, metavar="SETS", help="SETS synthetic job sets of §5.1")
@@ -197,6 +201,8 @@ BATCH_FLAGS = (("workload", "--workload"), ("policies", "--policy"), ("node_mtbf
 #: the flags a torus campaign refuses (it takes --workload, --days, --policy, --downtime, --seeds)
 TORUS_REFUSED = (*RIGID_FLAGS, ("node_mtbf", "--node-mtbf"), ("checkpoint_cost", "--checkpoint-cost"),
                  ("recovery_cost", "--recovery-cost"))
+#: a redistribution campaign takes its grid from its spec: only --seed and --name apply
+REDISTRIB_REFUSED = (*RIGID_FLAGS, *BATCH_FLAGS, ("days", "--days"))
 
 
 def spec_from_args(args: argparse.Namespace) -> CampaignSpec | BatchSpec | TorusSpec:
@@ -211,7 +217,7 @@ def spec_from_args(args: argparse.Namespace) -> CampaignSpec | BatchSpec | Torus
     simulator = spec.simulator if spec is not None else (args.simulator or ("batch" if args.workload else "rigid"))
     if spec is not None and args.simulator not in (None, spec.simulator):
         raise CampaignError(f"{path}: a {spec.simulator} campaign; --simulator {args.simulator} does not apply")
-    refused = {"batch": RIGID_FLAGS, "torus": TORUS_REFUSED}.get(simulator, BATCH_FLAGS)
+    refused = {"batch": RIGID_FLAGS, "torus": TORUS_REFUSED, "redistrib": REDISTRIB_REFUSED}.get(simulator, BATCH_FLAGS)
     for dest, flag in refused:
         if getattr(args, dest, None) not in (None, False):
             raise CampaignError(f"{flag} does not apply to a {simulator} campaign" + (f" ({path})" if path else ""))
@@ -219,6 +225,8 @@ def spec_from_args(args: argparse.Namespace) -> CampaignSpec | BatchSpec | Torus
         return _batch_spec_from_args(args, spec, path, traces_dir)
     if simulator == "torus":
         return _torus_spec_from_args(args, spec, traces_dir)
+    if simulator == "redistrib":
+        return _redistrib_spec_from_args(args, spec)
     sources: list[Any] = []
     if args.synthetic:
         sources.append(SyntheticSource(sets=args.synthetic, n=args.jobs))
@@ -318,6 +326,17 @@ def _torus_spec_from_args(args: argparse.Namespace, spec: Any, traces_dir: str |
     return with_changes(spec, **changes)
 
 
+def _redistrib_spec_from_args(args: argparse.Namespace, spec: Any) -> Any:
+    """A redistribution campaign: its TOML spec, with --seed and --name over it."""
+    from ..campaign.redistrib import with_changes as redistrib_changes
+
+    if spec is None:
+        raise CampaignError("a redistribution campaign needs a TOML spec (simulator = \"redistrib\"), e.g. "
+                            "coschedule simulate redistribution-demo")
+    changes = {key: getattr(args, key) for key in ("seed", "name") if getattr(args, key) is not None}
+    return redistrib_changes(spec, **changes)
+
+
 def cmd_simulate(args: argparse.Namespace) -> int:
     spec = spec_from_args(args)
     db = args.db or f"{spec.name}.sqlite"
@@ -390,7 +409,7 @@ def _filters(args: argparse.Namespace, simulator: str) -> list[tuple[str, str, A
         out.append((f"--node-mtbf {args.node_mtbf}", "node_mtbf",
                     lambda v: v is None if m is None else v is not None and abs(v - m) <= 1e-9 * m, ("batch",)))
     if args.source is not None:
-        out.append((f"--source {args.source}", "source", lambda v: v == args.source, None))
+        out.append((f"--source {args.source}", "source", lambda v: v == args.source, ("rigid", "batch", "torus")))
     for flag, _, _, sims in out:
         if sims is not None and simulator not in sims:
             raise CampaignError(f"{flag.split()[0]} does not filter a {simulator} campaign")

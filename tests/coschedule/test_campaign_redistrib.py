@@ -296,6 +296,20 @@ def test_cli_simulate_and_report(tmp_path, capsys):
     assert "| point" in capsys.readouterr().out
     assert main(["simulate", "redistribution-demo", "--db", str(db), "--seeds", "2"]) == 2
     assert "--seeds does not apply to a redistrib campaign" in capsys.readouterr().err
+    # --seed and --name apply: a new grid of seeds under another name
+    assert main(["simulate", "redistribution-demo", "--seed", "7", "--name", "other", "--db",
+                 str(tmp_path / "other.sqlite"), "--dry-run"]) == 0
+    assert "= 96 cells" in capsys.readouterr().out
+    for argv, message in (
+        (["simulate", "redistribution-demo", "--policy", "easy"], "--policy does not apply to a redistrib campaign"),
+        (["simulate", "redistribution-demo", "--workload", "nasa"], "--workload does not apply to a redistrib"),
+        (["simulate", "--simulator", "redistrib"], "a redistribution campaign needs a TOML spec"),
+        (["report", str(db), "--source", "x"], "--source does not filter a redistrib campaign"),
+        (["report", str(db), "--policy", "easy"], "--policy does not filter a redistrib campaign"),
+    ):
+        assert main(argv) == 2, argv
+        err = capsys.readouterr().err
+        assert message in err and err.count("\n") == 1 and "Traceback" not in err, (argv, err)
 
 
 def test_every_cell_is_finite(demo_db):
