@@ -401,7 +401,7 @@ def test_bad_specs_fail_before_any_work(tmp_path, change, message):
 @pytest.mark.parametrize(
     "text, message",
     [
-        ('simulator = "quantum"\n', r"unknown simulator 'quantum'.*valid: batch, rigid, torus"),
+        ('simulator = "quantum"\n', r"unknown simulator 'quantum'.*valid: batch, redistrib, rigid, torus"),
         ('simulator = "batch"\npolicies = ["easy"]\nheuristics = ["r-list-0"]\n', "unknown key 'heuristics' for a batch"),
         ('simulator = "batch"\npolicies = ["easy"]\n[[source]]\nkind = "files"\n', "kind must be one of swf, batsim"),
         ('simulator = "batch"\npolicies = ["easy"]\n[[source]]\nkind = "swf"\ndays = 2\n', "an swf source needs path"),
