@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .redistrib import AXES, VARIANTS
-from .report import _md_table
+from .report import render_tables
 from .sources import CampaignError
 from .torus_report import student_ci
 
@@ -195,23 +195,10 @@ def _tables(groups: Sequence[RedistribGroup]) -> list[tuple[str, list[str], list
     ]
 
 
-def _text_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> list[str]:
-    widths = [max(len(c) for c in col) for col in zip(header, *rows)]
-    return ["  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(line, widths)))
-            for line in (header, *rows)]
-
-
 def _render(groups: Sequence[RedistribGroup], markdown: bool) -> str:
     if not groups:
         return "(no completed cell)"
-    out: list[str] = []
-    for title, header, rows in _tables(groups):
-        *head, caption = title.split("\n")
-        for line in head:
-            out += [f"**{line}**", ""] if markdown else [f"== {line} =="]
-        out += [caption, ""] if markdown else ["", caption]
-        out += [*_md_table(header, rows), ""] if markdown else _text_table(header, rows)
-    return "\n".join(out).rstrip("\n")
+    return render_tables(_tables(groups), markdown)
 
 
 def format_redistrib_tables(groups: Sequence[RedistribGroup]) -> str:

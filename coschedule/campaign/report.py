@@ -230,6 +230,26 @@ RATIO_FORMAT = "{:.4f}"
 FAILURES_FORMAT = "{:.2f}"
 
 
+def text_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> list[str]:
+    """A plain-text table: the first column left-aligned, the others right-aligned."""
+    widths = [max(len(c) for c in col) for col in zip(header, *rows)]
+    return ["  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(line, widths)))
+            for line in (header, *rows)]
+
+
+def render_tables(tables: Sequence[tuple[str, Sequence[str], Sequence[Sequence[str]]]], markdown: bool) -> str:
+    """``(title, header, rows)`` tables as text or Markdown: a title's lines but the last are
+    headings, its last line the table's caption (the torus and redistribution reports)."""
+    out: list[str] = []
+    for title, header, rows in tables:
+        *head, caption = title.split("\n")
+        for line in head:
+            out += [f"**{line}**", ""] if markdown else [f"== {line} =="]
+        out += [caption, ""] if markdown else ["", caption]
+        out += [*_md_table(header, rows), ""] if markdown else text_table(header, rows)
+    return "\n".join(out).rstrip("\n")
+
+
 def _md_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> list[str]:
     """A Markdown table whose columns line up in the source too: the first column left-aligned,
     the others (numbers) right-aligned, each padded to its widest cell."""

@@ -100,11 +100,10 @@ from ..errors import InvalidSchedule
 from ..redistribution import PackModel
 from .failures import FailureTrace
 from .pack import PackFailure, PackPhase, PackResult
+from .validate import RTOL, _close, _g, _tol  # one tolerance for every executed-schedule check
 
 __all__ = ["ALPHA_TOL", "EFFECTS", "RTOL", "validate_pack_run"]
 
-#: relative tolerance on times (absolute below 1 s)
-RTOL = 1e-9
 #: absolute tolerance on remaining fractions of work
 ALPHA_TOL = 1e-9
 #: the effects of a failure record
@@ -115,16 +114,6 @@ _HIT = ("rollback", "redistributed")
 _INT_TYPES = {int, np.int64, np.int32}
 
 
-def _tol(*values: float) -> float:
-    return RTOL * max([1.0] + [abs(v) for v in values])
-
-
-def _close(a: float, b: float) -> bool:
-    return abs(a - b) <= _tol(a, b)
-
-
-def _g(x: float) -> str:
-    return f"{x:.10g}"
 
 
 def _fail(msg: str) -> InvalidSchedule:
