@@ -53,7 +53,7 @@ import numpy as np
 
 from .errors import InvalidInstance, unknown_name
 from .generators import M_INF, M_SUP, SYNTHETIC_F
-from .jit import HAVE_NUMBA
+from .jit import HAVE_NUMBA, njit
 from .model import MoldableInstance
 from .rng import Seed, as_generator
 
@@ -516,9 +516,6 @@ def even_allocations(n: int, p: int, kmin: Sequence[int] | None = None) -> list[
 # [c, beta, S, rate, node_mtbf, D, eq16, printed]. tests/coschedule/test_redistribution_model.py
 # checks them against PackModel.
 
-from .jit import njit
-
-P_C, P_BETA, P_S, P_RATE, P_MTBF, P_D, P_EQ16, P_PRINTED = range(8)
 
 
 @njit(cache=True)

@@ -221,32 +221,18 @@ class PackRedistribution:
     def name(self) -> str:
         return f"{_NAMES[self.at_end]}+{_NAMES[self.at_failure]}"
 
-    # PackPolicy
-    def at_end_event(self, sim: PackSimulation, t: float, ended: Sequence[int]) -> None:
+    # PackPolicy (coschedule.sim.pack)
+    def on_end(self, sim: PackSimulation, t: float, ended: Sequence[int]) -> None:
         if self.at_end == "local":
             end_local(sim, t)
         elif self.at_end == "greedy":
             rebuild(sim, t)
 
-    def at_failure_event(self, sim: PackSimulation, t: float, app: int) -> None:
+    def on_failure(self, sim: PackSimulation, t: float, app: int) -> None:
         if self.at_failure == "saf":
             shortest_applications_first(sim, t, app)
         elif self.at_failure == "iterated":
             rebuild(sim, t)
-
-
-class _Adapter:
-    """:class:`PackRedistribution` seen as a :class:`~coschedule.sim.pack.PackPolicy`."""
-
-    def __init__(self, pol: PackRedistribution) -> None:
-        self.pol = pol
-        self.name = pol.name
-
-    def at_end(self, sim: PackSimulation, t: float, ended: Sequence[int]) -> None:
-        self.pol.at_end_event(sim, t, ended)
-
-    def at_failure(self, sim: PackSimulation, t: float, app: int) -> None:
-        self.pol.at_failure_event(sim, t, app)
 
 
 def end_local(sim: PackSimulation, t: float) -> None:
@@ -259,17 +245,9 @@ def rebuild(sim: PackSimulation, t: float, *, local: bool = False) -> None:
     """EndGreedy / IteratedGreedy: :func:`greedy_rebuild` over the eligible applications from
     their minimum counts, with the free processors and theirs; ``local`` (EndLocal): from their
     current counts, with the free processors only. The counts that changed are applied."""
-    ids = sim.eligible_array(t)
+    ids, jcur, alpha, base, tucur = sim.candidates(t)
     if ids.size == 0:
         return
-    jcur = sim.k[ids].astype(np.int64)
-    alpha = sim.alphas_now(ids, t)
-    base = np.full(ids.size, t)
-    tucur = sim.tU[ids].astype(float)
-    if sim.faulty >= 0:
-        x = int(np.searchsorted(ids, sim.faulty))
-        base[x] = sim.base(sim.faulty, t)
-        tucur[x] = sim.value(sim.faulty, int(jcur[x]), t)
     if local:
         kmin = jcur.copy()
         pairs = sim.free_count() // 2
@@ -305,13 +283,11 @@ def shortest_applications_first(sim: PackSimulation, t: float, f: int) -> None:
         ok, nv = improves(k_f)
     alloc = {f: k_f}
     if ok:
-        ids = sim.eligible_array(t)
-        ids = ids[ids != f]
+        ids, k, alpha, _, cur = sim.candidates(t)  # cur: their finish with their own counts
+        others = ids != f
+        ids, k, alpha, cur = ids[others], k[others], alpha[others], cur[others]
         if ids.size:
-            alpha = sim.alphas_now(ids, t)
-            k = sim.k[ids].astype(np.int64)
             kmin = np.asarray(sim.pack.min_procs, dtype=np.int64)[ids]
-            cur = sim.tU[ids].astype(float)  # their finish with their own counts
             pm = sim.model
             lower = np.maximum(k - 2, kmin)
             cand = np.where(k - 2 >= kmin, t + pm.redistribution_cost(ids, k, lower) + pm.checkpoint(ids, lower)
@@ -351,19 +327,20 @@ def run_pack(pack: MalleablePack, res: Resilience | None = None, *, at_end: str 
     (or ``initial``). Failures: ``failures`` (a trace over the ``p`` processors), else Poisson
     failures of MTBF ``res.node_mtbf`` per processor from ``seed`` (:func:`~coschedule.sim.
     failures.poisson_failures`, drawn over a horizon that is doubled, with the same seed, until
-    the run ends inside it), none if ``fault_free`` or the MTBF is infinite."""
+    the run ends inside it), none if ``fault_free`` or the MTBF is infinite. The trace the run
+    saw is ``result.trace``, and a drawn trace's horizon ``result.trace_horizon``."""
     res = res if res is not None else Resilience()
     policy = PackRedistribution(at_end, at_failure)
     model = PackModel(pack, res)
     sigma = resilient_optimal_1_pack(pack, model=model) if initial is None else np.asarray(initial)
     if failures is not None or fault_free or res.rate == 0:
         trace = None if fault_free else failures
-        out = PackSimulation(pack, res, _Adapter(policy), sigma, trace, model=model).run()
+        out = PackSimulation(pack, res, policy, sigma, trace, model=model).run()
         return out
     horizon = 2.0 * float(np.max(model.expected(np.arange(pack.n), sigma, 1.0)))
     while True:
         trace = poisson_failures(pack.p, node_mtbf=res.node_mtbf, horizon=horizon, downtime=res.downtime, seed=seed)
-        out = PackSimulation(pack, res, _Adapter(policy), sigma, trace, model=model).run()
+        out = PackSimulation(pack, res, policy, sigma, trace, model=model).run()
         if out.makespan < horizon:
             out.trace_horizon = horizon
             return out

@@ -17,22 +17,24 @@ import math
 import pkgutil
 from types import ModuleType
 
-from hypothesis import settings
+from hypothesis import assume, settings
 from hypothesis import strategies as st
 
+from coschedule.errors import InvalidInstance
 from coschedule.generators import random_instance, synthetic_instance
 from coschedule.model import MoldableInstance
+from coschedule.redistribution import MalleablePack
 
 __all__ = [
-    "seeds",
-    "random_instances",
-    "synthetic_instances",
-    "instances",
-    "fewer",
     "brute_force_one_pack",
-    "package_doctests",
-    "cli_run",
     "cli_fails",
+    "cli_run",
+    "fewer",
+    "instances",
+    "package_doctests",
+    "random_instances",
+    "seeds",
+    "synthetic_instances",
 ]
 
 #: seeds for the generators (numpy refuses negative seeds)
@@ -70,6 +72,24 @@ def synthetic_instances(
 def instances(*, n: tuple[int, int] = (1, 8), p: tuple[int, int] = (1, 8)) -> st.SearchStrategy:
     """Random or synthetic instances."""
     return st.one_of(random_instances(n=n, p=p), synthetic_instances(n=n, p=p))
+
+
+@st.composite
+def small_packs(draw: st.DrawFn, n: tuple[int, int] = (1, 3), p: tuple[int, int] = (2, 8)) -> MalleablePack:
+    """Small malleable packs for the exact references: random profiles (integral ones tie
+    often, some with minimum counts) or eq. (1.13), with ``p >= 2 n``."""
+    nn = draw(st.integers(*n))
+    pp = draw(st.integers(max(p[0], 2 * nn), max(p[1], 2 * nn)))
+    seed = draw(seeds)
+    kind = draw(st.sampled_from(["random", "integral", "min_procs", "synthetic"]))
+    if kind == "synthetic":
+        return MalleablePack.synthetic(nn, pp, seed=seed, m_inf=10, m_sup=1000)
+    inst = random_instance(nn, pp, seed=seed, integral=kind == "integral", with_min_procs=kind == "min_procs")
+    try:
+        return MalleablePack.from_instance(inst)
+    except InvalidInstance:  # the minima, rounded up to even, do not fit
+        assume(False)
+        raise
 
 
 def fewer(fraction: float) -> settings:

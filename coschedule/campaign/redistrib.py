@@ -185,49 +185,31 @@ class RedistribCell:
 def run_variant(pack: MalleablePack, res: Resilience, variant: str, root: int, *,
                 initial: np.ndarray | None = None) -> tuple[PackResult, FailureTrace | None]:
     """One run of ``variant`` (:data:`VARIANTS`) of ``pack`` on the failures of ``root`` (module
-    docstring), from Resilient Optimal-1-pack's allocation (or ``initial``, which must be it).
-    Returns the result and the failure trace it ran on (``None`` for a fault-free variant).
-
-    The trace is drawn as ``run_pack(seed=root)`` draws it: over twice the largest expected time
-    ``t^R_{i,sigma(i)}(1)`` of the initial allocation, doubled until the run ends inside it; the
-    same numbers as ``run_pack(pack, res, ..., seed=root)``, with the trace in hand."""
-    from coschedule.heuristics.redistribution import resilient_optimal_1_pack, run_pack
-    from coschedule.redistribution import PackModel
-    from coschedule.sim.failures import poisson_failures
+    docstring: ``run_pack(seed=root)``), from Resilient Optimal-1-pack's allocation (or
+    ``initial``, which must be it). Returns the result and the failure trace it ran on (``None``
+    for a fault-free variant)."""
+    from coschedule.heuristics.redistribution import run_pack
 
     at_end, at_failure, fault_free = VARIANTS[variant]
-    model = PackModel(pack, res)
-    sigma = resilient_optimal_1_pack(pack, model=model) if initial is None else np.asarray(initial)
-    if fault_free or res.rate == 0:
-        return run_pack(pack, res, at_end=at_end, at_failure=at_failure, initial=sigma, fault_free=True), None
-    horizon = 2.0 * float(np.max(model.expected(np.arange(pack.n), sigma, 1.0)))
-    while True:
-        trace = poisson_failures(pack.p, node_mtbf=res.node_mtbf, horizon=horizon, downtime=res.downtime, seed=root)
-        out = run_pack(pack, res, at_end=at_end, at_failure=at_failure, failures=trace, initial=sigma)
-        if out.makespan < horizon:
-            out.trace_horizon = horizon
-            return out, trace
-        horizon *= 2.0
+    out = run_pack(pack, res, at_end=at_end, at_failure=at_failure, seed=root, initial=initial,
+                   fault_free=fault_free)
+    return out, out.trace
 
 
 def _validator() -> Any:
-    """:func:`coschedule.sim.validate_pack.validate_pack_run`, or ``None`` where this
-    coschedule does not have it yet (the row then says ``"validated": false``)."""
-    try:
-        from coschedule.sim.validate_pack import validate_pack_run
-    except ImportError:
-        return None
+    """:func:`coschedule.sim.validate_pack.validate_pack_run` (one place, so a test can stand a
+    rejecting validator in for it)."""
+    from coschedule.sim.validate_pack import validate_pack_run
+
     return validate_pack_run
 
 
-def _checked(cell: RedistribCell, result: PackResult, trace: FailureTrace | None, what: str) -> float | None:
-    """Validate one run; the seconds it took (``None``: no validator). A run the validator
+def _checked(cell: RedistribCell, result: PackResult, trace: FailureTrace | None, what: str) -> float:
+    """Validate one run; the seconds it took. A run the validator
     rejects raises :class:`~coschedule.errors.InvalidSchedule` naming the cell."""
     from coschedule.errors import InvalidSchedule
 
     validate = _validator()
-    if validate is None:
-        return None
     t0 = time.perf_counter()
     try:
         validate(result, failures=trace)

@@ -23,22 +23,20 @@ from ..sim.engine import SimulationResult
 from ..sim.failures import FailureTrace
 from ..sim.metrics import Summary
 from ..sim.workload import Workload
-from .common import SWF_SUFFIXES, Formatter, emit_json, positive_float, positive_int, write_figure
+from .common import (
+    SWF_SUFFIXES,
+    Formatter,
+    emit_json,
+    nonnegative_float,
+    positive_float,
+    positive_int,
+    write_figure,
+)
 
 __all__ = ["cmd_batch", "load_workload_arg", "nonnegative_float", "prune_fraction", "register", "time_window"]
 
 #: per-job flows are printed (text output) up to this many jobs; jobs.csv has them all
 MAX_PRINTED_JOBS = 20
-
-
-def nonnegative_float(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number >= 0, got {text!r}") from None
-    if not (value >= 0 and math.isfinite(value)):
-        raise argparse.ArgumentTypeError(f"expected a number >= 0, got {text}")
-    return value
 
 
 def time_window(text: str) -> tuple[float, float]:

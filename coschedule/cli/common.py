@@ -21,9 +21,9 @@ from ..rigid import RigidInstance
 __all__ = [
     "EXIT_INVALID",
     "EXIT_USAGE",
+    "SWF_SUFFIXES",
     "Formatter",
     "OneLineErrorParser",
-    "SWF_SUFFIXES",
     "emit_json",
     "load_instance_arg",
     "nonnegative_int",
@@ -114,6 +114,16 @@ def positive_float(text: str) -> float:
         raise argparse.ArgumentTypeError(f"expected a positive number, got {text!r}") from None
     if not (value > 0 and math.isfinite(value)):
         raise argparse.ArgumentTypeError(f"expected a positive number, got {text}")
+    return value
+
+
+def nonnegative_float(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number >= 0, got {text!r}") from None
+    if not (value >= 0 and math.isfinite(value)):
+        raise argparse.ArgumentTypeError(f"expected a number >= 0, got {text}")
     return value
 
 

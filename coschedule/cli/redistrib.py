@@ -30,6 +30,7 @@ from .common import (
     Formatter,
     OneLineErrorParser,
     emit_json,
+    nonnegative_float,
     nonnegative_int,
     positive_float,
     positive_int,
@@ -39,12 +40,6 @@ from .common import (
 __all__ = ["cmd_redistrib", "cmd_redistrib_generate", "register"]
 
 _DAY = 86400.0
-
-
-def _nonnegative_float(text: str) -> float:
-    from .batch import nonnegative_float
-
-    return nonnegative_float(text)
 
 
 class _RedistribParser(OneLineErrorParser):
@@ -79,30 +74,6 @@ def _resilience(args: argparse.Namespace) -> Any:
 
     return Resilience(node_mtbf=args.mtbf_years * YEAR, c=args.c, beta=args.beta, start=args.start,
                       downtime=args.downtime, model=args.model, period_formula=args.period)
-
-
-def _drawn_trace(result: Any, seed: int | None) -> Any:
-    """The failures a run drew (:func:`~coschedule.heuristics.redistribution.run_pack` draws
-    them over a horizon it doubles until the run ends inside it; the same seed, the same trace)."""
-    from ..sim.failures import poisson_failures
-
-    return poisson_failures(result.pack.p, node_mtbf=result.res.node_mtbf, horizon=result.trace_horizon,
-                            downtime=result.res.downtime, seed=seed)
-
-
-def _validate(result: Any, failures: Any) -> bool:
-    """Check the run before anything is written.
-
-    VALIDATOR CALL SITE (issue 14): :func:`coschedule.sim.validate_pack.validate_pack_run` is
-    being written; until its module exists the run is not checked here (the simulator's own
-    assertions only) and this returns False. TODO: drop the ImportError guard once it lands.
-    """
-    try:
-        from ..sim.validate_pack import validate_pack_run  # type: ignore[import-not-found, unused-ignore]
-    except ImportError:
-        return False
-    validate_pack_run(result, failures=failures)
-    return True
 
 
 # ------------------------------------------------------------------------------ outputs
@@ -198,6 +169,7 @@ def cmd_redistrib(args: argparse.Namespace) -> int:
     from coschedule.heuristics.redistribution import run_pack
 
     from ..io.pack import load_pack, write_timeline_csv
+    from ..sim.validate_pack import validate_pack_run
     from .batch import _input_path
 
     _check(args)
@@ -216,8 +188,8 @@ def cmd_redistrib(args: argparse.Namespace) -> int:
     seed = (0 if args.seed is None else args.seed) if drawn else None
     result = run_pack(pack, res, at_end=args.at_end, at_failure=args.at_failure, failures=failures, seed=seed,
                       fault_free=args.fault_free)
-    trace = _drawn_trace(result, seed) if drawn else failures
-    _validate(result, trace)
+    trace = result.trace
+    validate_pack_run(result, failures=trace)  # before anything is written
     outputs: dict[str, Any] = {}
     if args.output:
         rows = write_timeline_csv(result, args.output)
@@ -357,13 +329,13 @@ def register(sub: Any) -> None:
     g.add_argument("--failures-out", metavar="FILE", default=None,
                    help="write the drawn failures (time,node CSV), for --failures in other runs")
     g = p.add_argument_group("the platform (§1.3.3, §1.5.4)")
-    g.add_argument("--c", type=_nonnegative_float, default=1.0, metavar="C",
+    g.add_argument("--c", type=nonnegative_float, default=1.0, metavar="C",
                    help="seconds to checkpoint or move one data unit (1/bandwidth; default 1): C = c m_i/j + beta")
-    g.add_argument("--beta", type=_nonnegative_float, default=0.0, metavar="B",
+    g.add_argument("--beta", type=nonnegative_float, default=0.0, metavar="B",
                    help="message start-up latency, seconds (default 0)")
-    g.add_argument("--start", type=_nonnegative_float, default=0.0, metavar="S",
+    g.add_argument("--start", type=nonnegative_float, default=0.0, metavar="S",
                    help="start-up S of a redistribution, seconds (default 0)")
-    g.add_argument("--downtime", type=_nonnegative_float, default=DEFAULT_DOWNTIME, metavar="D",
+    g.add_argument("--downtime", type=nonnegative_float, default=DEFAULT_DOWNTIME, metavar="D",
                    help=f"downtime D after a failure, seconds (default {DEFAULT_DOWNTIME:g}; the paper gives none)")
     g.add_argument("--model", choices=FAILURE_MODELS, default="simulation",
                    help="simulation (default, §1.5.4): failures strike work and checkpoints only; eq1.6: they "

@@ -16,8 +16,15 @@ import sys
 from typing import Any
 
 from ..errors import CoscheduleError, InvalidInstance
-from .batch import _input_path, load_workload_arg, nonnegative_float
-from .common import Formatter, emit_json, positive_float, positive_int, write_figure
+from .batch import _input_path, load_workload_arg
+from .common import (
+    Formatter,
+    emit_json,
+    nonnegative_float,
+    positive_float,
+    positive_int,
+    write_figure,
+)
 
 __all__ = ["cmd_torus_simulate", "register_simulate"]
 

@@ -136,6 +136,8 @@ class PackResult:
     changes: np.ndarray
     policy: str = ""
     trace_horizon: float = math.inf
+    #: the failure trace the run was given (``None``: none)
+    trace: FailureTrace | None = None
 
     @property
     def makespan(self) -> float:
@@ -168,21 +170,11 @@ class PackPolicy(Protocol):
 
     name: str
 
-    def at_end(self, sim: PackSimulation, t: float, ended: Sequence[int]) -> None:
+    def on_end(self, sim: PackSimulation, t: float, ended: Sequence[int]) -> None:
         """Applications ``ended`` just ended at ``t``; their processors are free."""
 
-    def at_failure(self, sim: PackSimulation, t: float, app: int) -> None:
+    def on_failure(self, sim: PackSimulation, t: float, app: int) -> None:
         """``app`` (the longest) rolled back at ``t``; :attr:`PackSimulation.faulty` is it."""
-
-
-@dataclass
-class _Kernel:
-    seq: np.ndarray
-    par: np.ndarray
-    tab: np.ndarray
-    use_tab: bool
-    mem: np.ndarray
-    prm: np.ndarray
 
 
 class PackSimulation:
@@ -210,10 +202,9 @@ class PackSimulation:
             raise InvalidInstance(f"initial allocation uses {int(k0.sum())} processors but p = {p}")
         if failures is not None and failures.n_nodes != p:
             raise InvalidInstance(f"failure trace is for {failures.n_nodes} processors but the pack has p = {p}")
+        self.trace = failures
         self.failures = failures if failures is not None else FailureTrace.none(p)
-        seq, par, tab, use_tab, mem, prm = self.model.kernel_args()
-        self.kern = _Kernel(seq, par, tab, use_tab, mem, prm)
-        self.args = (seq, par, tab, use_tab, mem, prm)
+        self.args = self.model.kernel_args()
         self.initial = k0.copy()
         self.k = k0.copy()
         self.alpha = np.ones(n)  # remaining fraction at t_last
@@ -237,7 +228,6 @@ class PackSimulation:
         self.free: list[int] = list(range(nxt, p))  # sorted
         self.phases: list[PackPhase] = []
         self.phase_start = np.zeros(n)
-        self.trans_from = np.zeros(n)  # start of the current transition
         self.trans_index = np.zeros(n, dtype=np.int64)  # its first phase record
         # the recovery of the current transition (eq1.6 restarts): its end, processors, count,
         # and the redistribution and checkpoint that follow it
@@ -298,29 +288,30 @@ class PackSimulation:
         self.end_events[i] = self.queue.push(self.end[i], EventKind.END, i)
 
     # ------------------------------------------------------------------ state for the policies
-    def work_done(self, i: int, t: float, *, failed: bool) -> float:
-        """Work (seconds of ``t_{i,k}``) done by ``i`` since ``t_lastR_i``: whole periods (1.10)
-        and, unless ``failed``, the work of the current period (not a checkpoint in progress)."""
-        e = t - float(self.t_last[i])
-        if e <= 0:
-            return 0.0
-        tau, C = float(self.tau[i]), float(self.ck[i])
-        if math.isinf(tau):
-            return 0.0 if failed else e
-        n = math.floor(e / tau)
-        chunk = tau - C
-        done = n * chunk
-        if not failed:
-            done += min(e - n * tau, chunk)
-        return min(done, float(self.alpha[i]) * float(self.tik[i]))
+    def work_done(self, ids: np.ndarray, t: float, *, failed: bool) -> np.ndarray:
+        """Work (seconds of ``t_{i,k}``) done by applications ``ids`` since their ``t_lastR``:
+        whole periods (1.10) and, unless ``failed``, the work of the current period (not a
+        checkpoint in progress)."""
+        e = np.maximum(t - self.t_last[ids], 0.0)
+        tau, C, a, tik = self.tau[ids], self.ck[ids], self.alpha[ids], self.tik[ids]
+        fin = np.isfinite(tau)
+        safe = np.where(fin, tau, 1.0)
+        n = np.where(fin, np.floor(e / safe), 0.0)
+        chunk = np.where(fin, tau - C, 0.0)
+        rest = 0.0 if failed else np.where(fin, np.minimum(e - n * safe, chunk), e)
+        return np.minimum(n * chunk + rest, a * tik)
+
+    def alphas_now(self, ids: np.ndarray, t: float) -> np.ndarray:
+        """Remaining fractions of applications ``ids`` if they stopped at ``t`` (the faulty one:
+        after its rollback)."""
+        out = np.maximum(0.0, self.alpha[ids] - self.work_done(ids, t, failed=False) / self.tik[ids])
+        if self.faulty >= 0:
+            out[ids == self.faulty] = self._fault_alpha
+        return out
 
     def alpha_now(self, i: int, t: float) -> float:
-        """Remaining fraction of ``i`` if it stopped at ``t`` (the faulty one: after rollback)."""
-        if i == self.faulty:
-            return self._fault_alpha
-        if t <= self.t_last[i]:
-            return float(self.alpha[i])
-        return max(0.0, float(self.alpha[i]) - self.work_done(i, t, failed=False) / float(self.tik[i]))
+        """:meth:`alphas_now` of one application."""
+        return float(self.alphas_now(np.array([i]), t)[0])
 
     def base(self, i: int, t: float) -> float:
         """When ``i`` could start a redistribution decided at ``t``: ``t``, or ``t + D +
@@ -338,38 +329,30 @@ class PackSimulation:
             return float(self.tU[i])
         return self.base(i, t) + self.rc(i, j, k) + self.checkpoint(i, k) + self.expected(i, k, a)
 
-    def eligible(self, t: float) -> list[int]:
-        """Running applications that may take part in a redistribution at ``t``: not before
-        their ``t_lastR`` (§1.5.1), and, at a failure, not ending before the faulty one's
-        ``t_lastR`` without a redistribution (module docstring); the faulty one included."""
-        run = ~self.done & (self.t_last <= t)
-        if self.faulty >= 0:
-            run &= self.end > self._fault_base
-            run[self.faulty] = True
-        return [int(i) for i in np.flatnonzero(run)]
-
-    def eligible_array(self, t: float) -> np.ndarray:
-        """:meth:`eligible` as a sorted int array."""
+    def eligible(self, t: float) -> np.ndarray:
+        """Running applications (sorted indices) that may take part in a redistribution at
+        ``t``: not before their ``t_lastR`` (§1.5.1), and, at a failure, not ending before the
+        faulty one's ``t_lastR`` without a redistribution (module docstring); the faulty one
+        included."""
         run = ~self.done & (self.t_last <= t)
         if self.faulty >= 0:
             run &= self.end > self._fault_base
             run[self.faulty] = True
         return np.flatnonzero(run)
 
-    def alphas_now(self, ids: np.ndarray, t: float) -> np.ndarray:
-        """:meth:`alpha_now` of applications ``ids``, vectorised."""
-        e = np.maximum(t - self.t_last[ids], 0.0)
-        tau, C, a, tik = self.tau[ids], self.ck[ids], self.alpha[ids], self.tik[ids]
-        fin = np.isfinite(tau)
-        safe = np.where(fin, tau, 1.0)
-        n = np.where(fin, np.floor(e / safe), 0.0)
-        chunk = np.where(fin, tau - C, 0.0)
-        done = np.where(fin, n * chunk + np.minimum(e - n * safe, chunk), e)
-        done = np.minimum(done, a * tik)
-        out = np.maximum(0.0, a - done / tik)
+    def candidates(self, t: float) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """What a decision at ``t`` weighs, per eligible application: ``(ids, counts, remaining
+        fractions, base, current expected finish)`` (:meth:`value`'s terms, vectorised)."""
+        ids = self.eligible(t)
+        jcur = self.k[ids].astype(np.int64)
+        alpha = self.alphas_now(ids, t)
+        base = np.full(ids.size, t)
+        tucur = self.tU[ids].astype(float)
         if self.faulty >= 0:
-            out[ids == self.faulty] = self._fault_alpha
-        return out
+            x = int(np.searchsorted(ids, self.faulty))
+            base[x] = self._fault_base
+            tucur[x] = self._fault_base + self.expected(self.faulty, int(jcur[x]), self._fault_alpha)
+        return ids, jcur, alpha, base, tucur
 
     def free_count(self) -> int:
         return len(self.free)
@@ -384,7 +367,7 @@ class PackSimulation:
         changed = {int(i): int(k) for i, k in alloc.items() if int(k) != int(self.k[int(i)])}
         if not changed:
             return
-        elig = set(self.eligible(t))
+        elig = set(self.eligible(t).tolist())
         for i, k in changed.items():
             if i not in elig:
                 raise InvalidSchedule(f"redistribution at t={t:g}: application {i} may not take part")
@@ -422,7 +405,6 @@ class PackSimulation:
                 self.trans_index[i] = len(self.phases)
             self._add(i, "redistribution", s, s + rc, alphas[i])
             self._add(i, "checkpoint", s + rc, s + rc + c, alphas[i])
-            self.trans_from[i] = t
             if i != self.faulty:
                 self.down_until[i] = self.rec_until[i] = t  # no downtime, no recovery
             else:
@@ -486,12 +468,13 @@ class PackSimulation:
                 self._finish(i, t)
             remaining -= len(ended)
             if ended and remaining:
-                self.policy.at_end(self, t, ended)
+                self.policy.on_end(self, t, ended)
             for e in events:
                 if e.kind == EventKind.FAILURE and remaining:
                     self._failure(t, int(e.data))
         return PackResult(self.pack, self.res, self.initial, self.end.copy(), self.phases, self.fail_log,
-                          self.redistributions, self.changes.copy(), getattr(self.policy, "name", ""))
+                          self.redistributions, self.changes.copy(), getattr(self.policy, "name", ""),
+                          trace=self.trace)
 
     def _finish(self, i: int, t: float) -> None:
         self.end_events[i] = None
@@ -532,7 +515,7 @@ class PackSimulation:
             self._schedule(i, s0 + rc + c, a)
             self.fail_log.append(PackFailure(t, x, i, "restart"))
             return
-        done = self.work_done(i, t, failed=True)
+        done = float(self.work_done(np.array([i]), t, failed=True)[0])
         alpha_f = max(0.0, float(self.alpha[i]) - done / float(self.tik[i]))
         self.faulty, self._fault_alpha = i, alpha_f
         self._fault_base = t + self.res.downtime + self.checkpoint(i, j)
@@ -542,11 +525,10 @@ class PackSimulation:
         others[i] = False
         longest = not others.any() or tU_f >= float(self.tU[others].max())
         if longest:
-            self.policy.at_failure(self, t, i)
+            self.policy.on_failure(self, t, i)
         if not self._decided:  # no redistribution for it: recover on its processors
             self._close_compute(i, t, alpha_f, "failed")
             self._record_failure_transition(i, t, j)
-            self.trans_from[i] = t
             self._schedule(i, self._fault_base, alpha_f)
             self.fail_log.append(PackFailure(t, x, i, "rollback"))
         else:

@@ -18,8 +18,8 @@ from coschedule.exact.redistribution_exact import (
     replay,
     solve_redistribution,
 )
-from coschedule_testing import fewer, seeds
-from hypothesis import assume, given
+from coschedule_testing import fewer, small_packs
+from hypothesis import given
 from hypothesis import strategies as st
 
 from coschedule.errors import InvalidInstance, InvalidSchedule
@@ -34,23 +34,6 @@ REL = 1e-9
 
 def close(a: float, b: float) -> bool:
     return abs(a - b) <= REL * max(1.0, abs(a), abs(b))
-
-
-@st.composite
-def packs(draw: st.DrawFn, n: tuple[int, int] = (1, 3), p: tuple[int, int] = (2, 8)) -> MalleablePack:
-    """Random profiles (integral ones tie often) or eq. (1.13), with ``p >= 2 n``."""
-    nn = draw(st.integers(*n))
-    pp = draw(st.integers(max(p[0], 2 * nn), max(p[1], 2 * nn)))
-    seed = draw(seeds)
-    kind = draw(st.sampled_from(["random", "integral", "min_procs", "synthetic"]))
-    if kind == "synthetic":
-        return MalleablePack.synthetic(nn, pp, seed=seed, m_inf=10, m_sup=1000)
-    inst = random_instance(nn, pp, seed=seed, integral=kind == "integral", with_min_procs=kind == "min_procs")
-    try:
-        return MalleablePack.from_instance(inst)
-    except InvalidInstance:  # the minima, rounded up to even, do not fit
-        assume(False)
-        raise
 
 
 def scale(pack: MalleablePack) -> float:
@@ -133,7 +116,7 @@ def linear_pack(p: int, works: list[float]) -> MalleablePack:
 @given(st.data())
 @fewer(0.8)
 def test_branch_and_bound_equals_brute_force(data):
-    pack = data.draw(packs())
+    pack = data.draw(small_packs())
     S = data.draw(costs(pack))
     res = solve_redistribution(pack, start=S)
     assert res.status is Status.OPTIMAL, res.describe()
@@ -168,7 +151,7 @@ def test_identical_applications_end_together():
 @given(st.data())
 @fewer(0.8)
 def test_zero_cost_never_worse_and_huge_cost_no_redistribution(data):
-    pack = data.draw(packs(n=(1, 4), p=(2, 12)))
+    pack = data.draw(small_packs(n=(1, 4), p=(2, 12)))
     no_redist = one_pack_dp_cost(pair_instance(pack), list(range(pack.n)))
     assert close(no_redistribution_optimum(pack)[0], no_redist)
     zero = solve_redistribution(pack, start=0.0)
@@ -325,7 +308,7 @@ def test_greedy_to_the_longest_is_not_optimal():
     assert res.info["no_redistribution"] == 40.0
 
 
-@given(pack=packs(n=(1, 4), p=(2, 10)), frac=st.sampled_from([0.0, 0.05, 0.5]))
+@given(pack=small_packs(n=(1, 4), p=(2, 10)), frac=st.sampled_from([0.0, 0.05, 0.5]))
 @fewer(0.8)
 def test_greedy_never_beats_the_optimum(pack, frac):
     S = frac * scale(pack)

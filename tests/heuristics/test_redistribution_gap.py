@@ -13,33 +13,14 @@ import math
 import numpy as np
 from coschedule.exact.redistribution_exact import Decision, replay, solve_redistribution
 from coschedule.heuristics.redistribution import run_pack
-from coschedule_testing import fewer, seeds
-from hypothesis import assume, given
+from coschedule_testing import fewer, small_packs
+from hypothesis import given
 from hypothesis import strategies as st
 
-from coschedule.errors import InvalidInstance
-from coschedule.generators import random_instance
 from coschedule.redistribution import MalleablePack, Resilience
 from coschedule.results import Status
 
 REL = 1e-9
-
-
-@st.composite
-def packs(draw: st.DrawFn) -> MalleablePack:
-    """n <= 5 applications on p <= 12 processors (p >= 2 n), random or eq. (1.13) profiles."""
-    n = draw(st.integers(1, 5))
-    p = draw(st.integers(2 * n, max(12, 2 * n)))
-    seed = draw(seeds)
-    kind = draw(st.sampled_from(["random", "integral", "min_procs", "synthetic"]))
-    if kind == "synthetic":
-        return MalleablePack.synthetic(n, p, seed=seed, m_inf=10, m_sup=1000)
-    inst = random_instance(n, p, seed=seed, integral=kind == "integral", with_min_procs=kind == "min_procs")
-    try:
-        return MalleablePack.from_instance(inst)
-    except InvalidInstance:  # the minima, rounded up to even, do not fit
-        assume(False)
-        raise
 
 
 def decisions_of(run) -> list[Decision]:
@@ -61,7 +42,7 @@ def decisions_of(run) -> list[Decision]:
     return decisions
 
 
-@given(pack=packs(), frac=st.sampled_from([0.0, 0.01, 0.05, 0.2, 1.0]))
+@given(pack=small_packs(n=(1, 5), p=(2, 12)), frac=st.sampled_from([0.0, 0.01, 0.05, 0.2, 1.0]))
 @fewer(0.8)
 def test_heuristics_never_beat_the_optimum(pack, frac):
     S = frac * float(np.mean(pack.time(np.arange(pack.n), pack.min_procs)))
