@@ -4,6 +4,7 @@ The hub package: the problem model, validation, I/O, generators and the CLI. Exa
 live in :mod:`coschedule.exact`, heuristics in :mod:`coschedule.heuristics`.
 """
 
+from . import _moved
 from .errors import (
     CoscheduleError,
     FormatError,
@@ -18,6 +19,8 @@ from .schedule import Execution, Outcome, Schedule
 from .validate import check_capacity, validate_coschedule
 
 __version__ = "0.1.0"
+
+_moved.install()  # the module paths of the first layout stay importable (docs/design.md)
 
 __all__ = [
     "CoscheduleError",

@@ -28,7 +28,7 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from .jit import HAVE_NUMBA
-from .redistribution import YEAR, MalleablePack, Resilience
+from coschedule.redistribution.model import YEAR, MalleablePack, Resilience
 
 __all__ = ["DEFAULT_CASES", "REDISTRIB_CASES", "TARGET", "PackRow", "bench_redistrib", "time_run"]
 
@@ -76,7 +76,7 @@ def time_run(n: int, p: int, mtbf_years: float, at_end: str, at_failure: str, *,
     """Time :func:`run_pack` on ``MalleablePack.synthetic(n, p, seed=seed)`` (the least CPU of
     ``repeat`` runs), validate the run, and make its row."""
     from .heuristics.redistribution import run_pack
-    from .sim.validate_pack import validate_pack_run
+    from coschedule.redistribution.validate import validate_pack_run
 
     pack = MalleablePack.synthetic(n, p, seed=seed)
     res = Resilience(node_mtbf=mtbf_years * YEAR)

@@ -85,7 +85,7 @@ from dataclasses import dataclass
 from functools import cache
 
 from coschedule.errors import InvalidInstance, InvalidSchedule
-from coschedule.redistribution import MalleablePack, as_pack, even_allocations
+from coschedule.redistribution.model import MalleablePack, as_pack, even_allocations
 from coschedule.results import ExactResult, Status
 from coschedule.timelimit import Deadline
 

@@ -22,7 +22,7 @@ import numpy as np
 
 from coschedule.errors import InvalidInstance
 from coschedule.model import MoldableInstance
-from coschedule.redistribution import MalleablePack, PackModel, Resilience, as_pack
+from coschedule.redistribution.model import MalleablePack, PackModel, Resilience, as_pack
 
 __all__ = ["resilient_one_pack_dp"]
 

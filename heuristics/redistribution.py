@@ -52,18 +52,16 @@ import numpy as np
 
 from coschedule.errors import InvalidInstance, unknown_name
 from coschedule.jit import njit
-from coschedule.redistribution import (
-    MalleablePack,
-    PackModel,
-    Resilience,
+from coschedule.redistribution.kernels import (
     k_can_grow,
     k_checkpoint,
     k_expected,
     k_rc,
 )
+from coschedule.redistribution.model import MalleablePack, PackModel, Resilience
 from coschedule.rng import Seed
 from coschedule.sim.failures import FailureTrace, poisson_failures
-from coschedule.sim.pack import PackResult, PackSimulation
+from coschedule.redistribution.simulation import PackResult, PackSimulation
 
 __all__ = [
     "AT_END",

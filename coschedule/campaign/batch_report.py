@@ -296,7 +296,7 @@ def batch_figure(rows: Sequence[dict[str, Any]], title: str | None = None, *, ki
     if not failing:
         raise CampaignError(f"--figure {kind} needs runs with failures")
     if kind == "utilization":
-        from coschedule.plot import plot_utilization_parts
+        from coschedule.plot.batch import plot_utilization_parts
 
         groups = [g for g in summarize_batch(failing) if g.utilization]
         many = len({g.setting for g in groups}) > 1
@@ -319,7 +319,7 @@ def batch_figure(rows: Sequence[dict[str, Any]], title: str | None = None, *, ki
 
 
 def _flows_figure(rows: Sequence[dict[str, Any]], title: str | None) -> Any:
-    from coschedule.plot import plot_flow_classes_rows
+    from coschedule.plot.batch import plot_flow_classes_rows
 
     from .sources import CampaignError
 
@@ -354,7 +354,7 @@ def _ratio(a: float | None, b: float | None) -> float:
 
 
 def _ratios_figure(failing: Sequence[dict[str, Any]], baseline: str, others: Sequence[str], title: str | None) -> Any:
-    from coschedule.plot import plot_flow_ratios
+    from coschedule.plot.batch import plot_flow_ratios
 
     from .sources import CampaignError
 
@@ -383,7 +383,7 @@ def _ratios_figure(failing: Sequence[dict[str, Any]], baseline: str, others: Seq
 
 
 def _sweep_figure(failing: Sequence[dict[str, Any]], baseline: str, policy: str, title: str | None) -> Any:
-    from coschedule.plot import plot_sweep
+    from coschedule.plot.batch import plot_sweep
 
     groups = summarize_batch(failing)
     panels = []

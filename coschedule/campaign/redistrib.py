@@ -67,9 +67,9 @@ from .spec import SPEC_FORMAT, SPEC_VERSION
 from .store import ResultSchema
 
 if TYPE_CHECKING:  # numba-compiled modules: not before a cell runs
-    from coschedule.redistribution import MalleablePack, Resilience
+    from coschedule.redistribution.model import MalleablePack, Resilience
     from coschedule.sim.failures import FailureTrace
-    from coschedule.sim.pack import PackResult
+    from coschedule.redistribution.simulation import PackResult
 
 __all__ = [
     "AXES",
@@ -169,14 +169,14 @@ class RedistribCell:
 
     def pack(self) -> MalleablePack:
         """The run's pack: eq. (1.13) with ``m_i`` uniform integers in ``[m_inf, m_sup]``."""
-        from coschedule.redistribution import MalleablePack
+        from coschedule.redistribution.model import MalleablePack
 
         return MalleablePack.synthetic(self.n, self.p, seed=self.pack_seed, m_inf=self.m_inf, m_sup=self.m_sup,
                                        f=self.f)
 
     def resilience(self) -> Resilience:
         """The point's platform: MTBF, ``c``, ``beta = S = 0``, the downtime and failure model."""
-        from coschedule.redistribution import YEAR, Resilience
+        from coschedule.redistribution.model import YEAR, Resilience
 
         return Resilience(node_mtbf=self.mtbf_years * YEAR, c=self.c, beta=0.0, start=0.0, downtime=self.downtime,
                           model=self.failure_model, period_formula=self.period_formula)
@@ -199,7 +199,7 @@ def run_variant(pack: MalleablePack, res: Resilience, variant: str, root: int, *
 def _validator() -> Any:
     """:func:`coschedule.sim.validate_pack.validate_pack_run` (one place, so a test can stand a
     rejecting validator in for it)."""
-    from coschedule.sim.validate_pack import validate_pack_run
+    from coschedule.redistribution.validate import validate_pack_run
 
     return validate_pack_run
 
@@ -234,7 +234,7 @@ def simulate_redistrib_cell(cell: RedistribCell, backend: str = "auto") -> dict[
     and return the row the store keeps (``backend`` changes nothing: the pack simulator has one
     event loop)."""
     from coschedule.heuristics.redistribution import resilient_optimal_1_pack
-    from coschedule.redistribution import PackModel
+    from coschedule.redistribution.model import PackModel
 
     t0 = time.perf_counter()
     pack = cell.pack()
@@ -333,7 +333,7 @@ class RedistribSpec:
 
     def normalized(self) -> RedistribSpec:
         """Canonical variant names, sorted unique values; an error names the key."""
-        from coschedule.redistribution import FAILURE_MODELS, PERIOD_FORMULAS
+        from coschedule.redistribution.model import FAILURE_MODELS, PERIOD_FORMULAS
 
         try:
             variants = tuple(dict.fromkeys(canonical_names(self.variants, tuple(VARIANTS), "variant")))

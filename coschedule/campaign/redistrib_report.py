@@ -243,7 +243,7 @@ def redistrib_figure(rows: Sequence[dict[str, Any]], title: str | None = None, *
     of 10 (``c`` from 0.1 to 4, say) is drawn on a log scale."""
     import textwrap
 
-    from coschedule.plot import new_figure
+    from coschedule.plot.figure import new_figure
 
     groups = summarize_redistrib(rows)
     if not groups:

@@ -485,7 +485,7 @@ def plot_groups(
         raise ValueError("nothing to plot: the database has no completed cell")
     if len({g.priority for g in groups}) == 1:
         return plot_side_by_side([(None, groups)], path, title=title, bands=bands)
-    from ..plot import new_figure, save_figure
+    from coschedule.plot.figure import new_figure, save_figure
 
     axis = _axis(groups)
     heurs = sorted({g.heuristic for g in groups}, key=lambda h: ORDER.index(h) if h in ORDER else 99)
@@ -576,7 +576,7 @@ def plot_side_by_side(
         if len(prios) != 1:
             raise ValueError(f"panel {k + 1}: side-by-side panels need one priority each, got "
                              f"{', '.join(prios)}; keep one (report --priority)")
-    from ..plot import new_figure, save_figure
+    from coschedule.plot.figure import new_figure, save_figure
 
     every = [g for _, gs in panels for g in gs]
     heurs = sorted({g.heuristic for g in every}, key=lambda h: ORDER.index(h) if h in ORDER else 99)

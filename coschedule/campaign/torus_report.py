@@ -314,7 +314,7 @@ def _scheduler_colour(label: str, labels: Sequence[str]) -> Any:
 
 
 def _failures_figure(groups: Sequence[TorusGroup], what: str, title: str | None) -> Any:
-    from coschedule.plot import new_figure
+    from coschedule.plot.figure import new_figure
 
     points = list(dict.fromkeys((g.source, g.shape, g.downtime) for g in groups if g.failure_count))
     scales = sorted({g.load_scale for g in groups})
@@ -369,7 +369,7 @@ def _failures_figure(groups: Sequence[TorusGroup], what: str, title: str | None)
 def _parameter_figure(groups: Sequence[TorusGroup], policy: str, x: str, what: str, title: str | None) -> Any:
     """``what`` (slowdown or utilization) of ``policy`` vs its parameter; fcfs runs stand for
     ``a = 0`` where the policy has none (at ``a = 0`` both predictors change nothing)."""
-    from coschedule.plot import new_figure
+    from coschedule.plot.figure import new_figure
 
     points = list(dict.fromkeys((g.source, g.shape, g.failure_count, g.downtime) for g in groups
                                 if g.policy == policy))

@@ -281,7 +281,7 @@ def cmd_batch(args: argparse.Namespace) -> int:
         raise CoscheduleError(f"--victim-tiebreak is an option of node stealing (sfsj, h111..h323), "
                               f"not of {args.policy}")
     if args.plot:
-        from ..plot import new_figure
+        from coschedule.plot.figure import new_figure
 
         new_figure()  # no matplotlib: one line now, not after the run
     if args.node_mtbf is not None and args.failures is None and args.seed is None:
@@ -312,7 +312,7 @@ def cmd_batch(args: argparse.Namespace) -> int:
         outputs["failures"] = args.failures_out
         print(f"wrote {args.failures_out}: {len(trace)} failures over [0, {horizon:.6g}) s", file=sys.stderr)
     if args.plot:
-        from ..plot import plot_batch_run
+        from coschedule.plot.batch import plot_batch_run
 
         outputs["gantt"] = [str(p) for p in write_figure(plot_batch_run(result), args.plot)]
     optimal = None if instance is None else _solve_optimal(args, instance, result)

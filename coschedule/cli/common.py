@@ -130,7 +130,7 @@ def nonnegative_float(text: str) -> float:
 def write_figure(fig: Any, path: str | Path) -> list[Path]:
     """Save a figure as :func:`coschedule.plot.save_figure` does (the suffix picks the format;
     none: PNG and SVG) and say so on stderr, one line per file: ``wrote figure: x.png``."""
-    from ..plot import save_figure
+    from coschedule.plot.figure import save_figure
 
     outs = save_figure(fig, path)
     for out in outs:

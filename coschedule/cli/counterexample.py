@@ -79,7 +79,7 @@ def cmd_counterexample(args: argparse.Namespace) -> int:
         best = res.solution if res is not None and res.solution is not None else witness
         save_schedule(best, out_dir / "optimum-schedule.json", instance=instance)
         if args.plot:
-            from ..plot import plot_rigid_schedules
+            from coschedule.plot.rigid import plot_rigid_schedules
 
             # the paper's Figs. 1 and 2: the heuristic above the optimum, one time axis
             fig = plot_rigid_schedules(

@@ -70,7 +70,7 @@ def _check(args: argparse.Namespace) -> None:
 
 
 def _resilience(args: argparse.Namespace) -> Any:
-    from ..redistribution import YEAR, Resilience
+    from coschedule.redistribution.model import YEAR, Resilience
 
     return Resilience(node_mtbf=args.mtbf_years * YEAR, c=args.c, beta=args.beta, start=args.start,
                       downtime=args.downtime, model=args.model, period_formula=args.period)
@@ -113,7 +113,7 @@ def _effects(result: Any) -> str:
 def _expected_no_redistribution(result: Any) -> float:
     """``max_i t^R_{i,sigma(i)}(1)`` of the initial allocation: the expected makespan without
     redistribution, the quantity Resilient Optimal-1-pack minimises."""
-    from ..redistribution import PackModel
+    from coschedule.redistribution.model import PackModel
 
     model = PackModel(result.pack, result.res)
     ids = np.arange(result.pack.n)
@@ -168,13 +168,13 @@ def _json(args: argparse.Namespace, result: Any, seed: int | None, expected: flo
 def cmd_redistrib(args: argparse.Namespace) -> int:
     from coschedule.heuristics.redistribution import run_pack
 
-    from ..io.pack import load_pack, write_timeline_csv
-    from ..sim.validate_pack import validate_pack_run
+    from coschedule.redistribution.io import load_pack, write_timeline_csv
+    from coschedule.redistribution.validate import validate_pack_run
     from .batch import _input_path
 
     _check(args)
     if args.plot:
-        from ..plot import new_figure
+        from coschedule.plot.figure import new_figure
 
         new_figure()  # no matplotlib: one line now, not after the run
     res = _resilience(args)
@@ -203,7 +203,7 @@ def cmd_redistrib(args: argparse.Namespace) -> int:
         print(f"wrote {args.failures_out}: {len(trace)} failures over [0, {result.trace_horizon:.6g}) s "
               "(time,node)", file=sys.stderr)
     if args.plot:
-        from ..redistribution_plot import plot_pack_run
+        from coschedule.plot.redistribution import plot_pack_run
 
         outputs["plot"] = [str(p) for p in write_figure(plot_pack_run(result), args.plot)]
     expected = _expected_no_redistribution(result)
@@ -216,8 +216,8 @@ def cmd_redistrib(args: argparse.Namespace) -> int:
 
 def cmd_redistrib_generate(args: argparse.Namespace) -> int:
     from ..io.files import save_json
-    from ..io.pack import pack_to_dict
-    from ..redistribution import MalleablePack
+    from coschedule.redistribution.io import pack_to_dict
+    from coschedule.redistribution.model import MalleablePack
 
     if not 1 < args.m_inf <= args.m_sup:
         raise CoscheduleError(f"need 1 < --m-inf <= --m-sup, got {args.m_inf}, {args.m_sup}")
@@ -275,7 +275,7 @@ def _generate_parser() -> OneLineErrorParser:
 def register(sub: Any) -> None:
     from coschedule.heuristics.redistribution import AT_END, AT_FAILURE
 
-    from ..redistribution import DEFAULT_DOWNTIME, FAILURE_MODELS, PERIOD_FORMULAS
+    from coschedule.redistribution.model import DEFAULT_DOWNTIME, FAILURE_MODELS, PERIOD_FORMULAS
 
     p = sub.add_parser(
         "redistrib", formatter_class=Formatter,

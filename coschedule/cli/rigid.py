@@ -75,7 +75,7 @@ def run_rigid(instance: RigidInstance, args: argparse.Namespace) -> int:
                       extra={"heuristic": args.heuristic, "priority": args.priority,
                              "failures": list(scenario.failures)})
     if args.plot:
-        from ..plot import plot_rigid_schedule
+        from coschedule.plot.rigid import plot_rigid_schedule
 
         write_figure(plot_rigid_schedule(instance, schedule, title=f"{args.heuristic} ({args.priority}): "
                                          f"makespan {makespan:.6g} s"), args.plot)
@@ -124,7 +124,7 @@ def solve_rigid(instance: RigidInstance, args: argparse.Namespace) -> int:
             save_schedule(res.solution, args.output, instance=instance,
                           extra={"result": res.to_dict(), "failures": list(scenario.failures)})
         if args.plot:
-            from ..plot import plot_rigid_schedule
+            from coschedule.plot.rigid import plot_rigid_schedule
 
             write_figure(plot_rigid_schedule(instance, res.solution, title=f"{what}: {res.describe()}"), args.plot)
     L = lower_bound(instance, scenario)

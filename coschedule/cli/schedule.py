@@ -134,7 +134,7 @@ def cmd_solve(args: argparse.Namespace) -> int:
     if args.output and res.solution is not None:
         save_json(coschedule_to_dict(instance, res.solution, k=k, extra={"result": res.to_dict()}), args.output)
     if args.plot and res.solution is not None:
-        from ..plot import plot_coschedule
+        from coschedule.plot.kinp import plot_coschedule
 
         write_figure(plot_coschedule(instance, res.solution, title=f"k = {k}: {res.describe()}"), args.plot)
     if args.json:
@@ -188,7 +188,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     if args.output:
         save_json(coschedule_to_dict(instance, cs, k=k, extra={"heuristic": args.heuristic}), args.output)
     if args.plot:
-        from ..plot import plot_coschedule
+        from coschedule.plot.kinp import plot_coschedule
 
         write_figure(plot_coschedule(instance, cs, title=f"{args.heuristic}, k = {k}: cost {cost:.6g}"), args.plot)
     if args.json:

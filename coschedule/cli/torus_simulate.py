@@ -71,7 +71,7 @@ def cmd_torus_simulate(args: argparse.Namespace) -> int:
 
     _check(args)
     if args.plot:
-        from ..plot import new_figure
+        from coschedule.plot.figure import new_figure
 
         new_figure()  # no matplotlib: one line now, not after the run
     dims = args.shape
@@ -104,7 +104,7 @@ def cmd_torus_simulate(args: argparse.Namespace) -> int:
         print(f"wrote {args.failures_out}: {len(run.trace)} failures (time,node; node = i*Y*Z + j*Z + k)",
               file=sys.stderr)
     if args.plot:
-        from ..torus.plot import default_instant, plot_torus_run
+        from coschedule.plot.torus import default_instant, plot_torus_run
 
         at = default_instant(run) if args.plot_at is None else args.plot_at
         outputs["plot"] = [str(p) for p in write_figure(plot_torus_run(run, at=at), args.plot)]

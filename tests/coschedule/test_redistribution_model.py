@@ -18,7 +18,7 @@ from coschedule_testing import seeds
 from hypothesis import given
 from hypothesis import strategies as st
 
-from coschedule import redistribution
+from coschedule.redistribution import model as redistribution
 from coschedule.errors import InvalidInstance, UnknownName
 from coschedule.generators import random_instance, synthetic_instance
 from coschedule.model import MoldableInstance, MoldableTask

@@ -68,11 +68,8 @@ from typing import Protocol
 
 import numpy as np
 
-from ..errors import InvalidInstance, InvalidSchedule
-from ..redistribution import (
-    MalleablePack,
-    PackModel,
-    Resilience,
+from coschedule.errors import InvalidInstance, InvalidSchedule
+from coschedule.redistribution.kernels import (
     k_can_grow,
     k_checkpoint,
     k_expected,
@@ -81,8 +78,9 @@ from ..redistribution import (
     k_rc,
     k_time,
 )
-from .events import Event, EventKind, EventQueue
-from .failures import FailureTrace
+from coschedule.redistribution.model import MalleablePack, PackModel, Resilience
+from coschedule.sim.events import Event, EventKind, EventQueue
+from coschedule.sim.failures import FailureTrace
 
 __all__ = ["PHASE_KINDS", "PackFailure", "PackPhase", "PackPolicy", "PackResult", "PackSimulation"]
 

@@ -22,9 +22,9 @@ from typing import Any
 
 import numpy as np
 
-from ..plot import _BATCH_COLOURS, _DOWN_COLOUR, _FAILED_EDGE, _finish, new_figure
-from .geometry import box_from_nodes, format_dims
-from .run import TorusRun
+from coschedule.plot.figure import _BATCH_COLOURS, _DOWN_COLOUR, _FAILED_EDGE, _finish, new_figure
+from coschedule.torus.geometry import box_from_nodes, format_dims
+from coschedule.torus.run import TorusRun
 
 __all__ = ["MAX_GANTT_JOBS", "MAX_SLICES", "default_instant", "plot_torus_run"]
 

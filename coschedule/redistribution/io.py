@@ -27,10 +27,10 @@ from typing import Any
 import numpy as np
 
 from coschedule.errors import FormatError, InvalidInstance
-from coschedule.redistribution import MalleablePack
+from coschedule.redistribution.model import MalleablePack
 
-from .files import FORMAT_VERSION, _check_header, _field, read_json, save_json
-from .moldable import INSTANCE_FORMAT, instance_from_dict
+from coschedule.io.files import FORMAT_VERSION, _check_header, _field, read_json, save_json
+from coschedule.io.moldable import INSTANCE_FORMAT, instance_from_dict
 
 __all__ = [
     "PACK_FORMAT",

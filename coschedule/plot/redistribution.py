@@ -29,12 +29,12 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from .plot import _FAILED_EDGE, _finish, new_figure
+from coschedule.plot.figure import _FAILED_EDGE, _finish, new_figure
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
-    from .sim.pack import PackResult
+    from coschedule.redistribution.simulation import PackResult
 
 __all__ = ["KIND_COLOURS", "LARGE_GANTT_ROWS", "MAX_GANTT_ROWS", "MIN_WIDTH", "plot_pack_run"]
 

@@ -96,11 +96,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..errors import InvalidSchedule
-from ..redistribution import PackModel
-from .failures import FailureTrace
-from .pack import PackFailure, PackPhase, PackResult
-from .validate import RTOL, _close, _g, _tol  # one tolerance for every executed-schedule check
+from coschedule.errors import InvalidSchedule
+from coschedule.redistribution.model import PackModel
+from coschedule.sim.failures import FailureTrace
+from coschedule.redistribution.simulation import PackFailure, PackPhase, PackResult
+from coschedule.sim.validate import RTOL, _close, _g, _tol  # one tolerance for every executed-schedule check
 
 __all__ = ["ALPHA_TOL", "EFFECTS", "RTOL", "validate_pack_run"]
 

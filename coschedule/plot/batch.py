@@ -1,20 +1,6 @@
-"""Pictures of schedules (matplotlib, optional extra ``plot``).
-
-Every function returns a :class:`matplotlib.figure.Figure` built with the object-oriented API:
-no pyplot, no global state, nothing to close, the same code headless and in a notebook (where
-the returned figure shows as the cell's value). Given a ``path`` it also saves the figure there
-(:func:`save_figure`: the suffix chooses the format; a name without one gets PNG and SVG).
-
-* :func:`plot_coschedule` / :func:`plot_coschedules`: packs of moldable tasks as Gantt charts;
-* :func:`plot_rigid_schedule` / :func:`plot_rigid_schedules`: rigid-job schedules with their
-  failed attempts, several stacked on one time axis (a heuristic above the optimum, as
-  [Benoit2021] Figs. 1 and 2 draw them);
-* :func:`plot_batch_run`: an online batch run on nodes that fail (:mod:`coschedule.sim`), nodes
-  against time, with its failures and downtimes.
-
-Labels are drawn only where they fit inside their rectangle, so a chart of 60 tasks stays
-readable; the time axis says its unit (``time_unit``, seconds by default).
-"""
+"""Online batch runs on nodes that fail ([Du2024]): nodes against time with the failures and
+downtimes (:func:`plot_batch_run`), and the figures of the node-stealing experiments (flows per size
+class, their ratios, the utilization decomposed, a sweep)."""
 
 from __future__ import annotations
 
@@ -24,387 +10,33 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from .errors import SolverUnavailable
-from .model import CoSchedule, MoldableInstance
-from .rigid import RigidInstance
-from .schedule import Execution, Outcome, Schedule
+from coschedule.plot.figure import (
+    _BATCH_COLOURS,
+    _DOWN_COLOUR,
+    _FAILED_EDGE,
+    _STOLEN_EDGE,
+    _finish,
+    _hours,
+    _integer_locator,
+    _runs,
+    _tab10,
+    _time_label,
+    new_figure,
+    save_figure,
+)
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
     from matplotlib.figure import Figure
 
-    from .sim.engine import SimulationResult
-
-__all__ = [
-    "figure_paths",
-    "new_figure",
-    "plot_batch_run",
-    "plot_coschedule",
-    "plot_coschedules",
-    "plot_rigid_schedule",
-    "plot_rigid_schedules",
-    "processor_rows",
-    "save_figure",
-]
-
-#: the formats a name without a known image suffix is saved in
-DEFAULT_FORMATS = ("png", "svg")
-#: resolution of raster formats (PNG, ...), dots per inch
-DPI = 130
-#: font size of the labels inside rectangles, points
-LABEL_FONTSIZE = 7.0
-_FAILED_EDGE = "#d62728"
+    from coschedule.sim.engine import SimulationResult
 
 
-# ----------------------------------------------------------------------------- figures, files
+__all__ = ["BATCH_DETAIL_ATTEMPTS", "BATCH_DETAIL_NODES", "plot_batch_run", "plot_flow_classes", "plot_flow_classes_rows", "plot_flow_ratios", "plot_sweep", "plot_utilization_parts"]
 
-
-def new_figure(**kwargs: Any) -> Figure:
-    """A :class:`matplotlib.figure.Figure` (``kwargs`` go to its constructor).
-
-    Raises
-    ------
-    SolverUnavailable
-        when matplotlib is not installed (it is the optional extra ``plot``).
-    """
-    try:
-        from matplotlib.figure import Figure
-    except ImportError as e:
-        raise SolverUnavailable(
-            f"plots need matplotlib ({e}); install it with: pip install 'coschedule-hpc[plot]'"
-        ) from None
-    return Figure(**kwargs)
-
-
-def _formats() -> frozenset[str]:
-    from matplotlib.backend_bases import FigureCanvasBase
-
-    return frozenset(FigureCanvasBase.get_supported_filetypes())
-
-
-def figure_paths(path: str | Path) -> list[Path]:
-    """The files :func:`save_figure` writes for ``path``.
-
-    A suffix matplotlib knows (``.png``, ``.svg``, ``.pdf``, ``.eps``, ...) names one file in
-    that format; any other name (``fig5``, ``fig.v2``) gets ``.png`` and ``.svg`` appended.
-
-    >>> [str(p) for p in figure_paths("out/fig4.pdf")], [str(p) for p in figure_paths("fig4")]
-    (['out/fig4.pdf'], ['fig4.png', 'fig4.svg'])
-    """
-    p = Path(path)
-    if p.suffix.lower().lstrip(".") in _formats():
-        return [p]
-    return [p.with_name(f"{p.name}.{fmt}") for fmt in DEFAULT_FORMATS]
-
-
-def save_figure(fig: Figure, path: str | Path) -> list[Path]:
-    """Save ``fig`` as :func:`figure_paths` says (parent folders created); return the files."""
-    outs = figure_paths(path)
-    for out in outs:
-        out.parent.mkdir(parents=True, exist_ok=True)
-        fig.savefig(out, dpi=DPI)
-    return outs
-
-
-def _time_label(time_unit: str | None) -> str:
-    return f"time ({time_unit})" if time_unit else "time"
-
-
-# ----------------------------------------------------------------------------- labels that fit
-
-
-def _text_size(text: str, fontsize: float) -> tuple[float, float]:
-    """Width and height of ``text`` (lines separated by newlines) in points."""
-    from matplotlib.font_manager import FontProperties
-    from matplotlib.textpath import text_to_path
-
-    prop = FontProperties(size=fontsize)
-    lines = text.split("\n")
-    width = max(text_to_path.get_text_width_height_descent(line, prop, ismath=False)[0] for line in lines)
-    return width, 1.25 * fontsize * len(lines)
-
-
-def _points_per_unit(fig: Figure, ax: Axes) -> tuple[float, float]:
-    """Points per data unit along x and y, with the axes where the layout put them."""
-    box = ax.get_position()
-    w_in, h_in = fig.get_size_inches()
-    (x0, x1), (y0, y1) = ax.get_xlim(), ax.get_ylim()
-    return box.width * w_in * 72 / (x1 - x0), box.height * h_in * 72 / (y1 - y0)
-
-
-def _fit_label(ax: Axes, scale: tuple[float, float], x: float, y: float, w: float, h: float,
-               candidates: Sequence[str]) -> bool:
-    """Write the first of ``candidates`` that fits in the ``w x h`` rectangle at ``(x, y)``
-    (data units), centred; write nothing when none fits. Returns whether one was written."""
-    w_pt, h_pt = w * scale[0], h * scale[1]
-    for text in candidates:
-        tw, th = _text_size(text, LABEL_FONTSIZE)
-        if tw + 3 <= w_pt and th + 1 <= h_pt:
-            t = ax.text(x + w / 2, y + h / 2, text, ha="center", va="center", fontsize=LABEL_FONTSIZE,
-                        clip_on=True, gid="label")
-            t.set_in_layout(False)
-            return True
-    return False
-
-
-def _finish(fig: Figure, panels: Sequence[tuple[Axes, Sequence[tuple[float, float, float, float, Sequence[str]]]]],
-            path: str | Path | None) -> Figure:
-    """Lay ``fig`` out, then write each panel's labels where they fit (:func:`_fit_label` needs the
-    final layout), and save it when ``path`` is given."""
-    fig.tight_layout()
-    for ax, boxes in panels:
-        scale = _points_per_unit(fig, ax)
-        for x, y, w, h, texts in boxes:
-            _fit_label(ax, scale, x, y, w, h, texts)
-    if path is not None:
-        save_figure(fig, path)
-    return fig
-
-
-def _colour(cmap: Any, k: int) -> Any:
-    return cmap(k % 20)
-
-
-# ----------------------------------------------------------------------------- co-schedules
-
-
-def plot_coschedule(
-    instance: MoldableInstance,
-    coschedule: CoSchedule,
-    path: str | Path | None = None,
-    *,
-    title: str | None = None,
-    time_unit: str | None = "s",
-) -> Figure:
-    """Draw packs as a Gantt chart: time on x, processors on y, one rectangle per task.
-
-    Packs run one after the other (dashed lines at their ends); a task's rectangle is labelled
-    with its name and processor count when that fits. Returns the figure; saves it too when
-    ``path`` is given (:func:`save_figure`).
-    """
-    return plot_coschedules(instance, [(title, coschedule)], path, time_unit=time_unit)
-
-
-def plot_coschedules(
-    instance: MoldableInstance,
-    coschedules: Sequence[tuple[str | None, CoSchedule]],
-    path: str | Path | None = None,
-    *,
-    title: str | None = None,
-    time_unit: str | None = "s",
-) -> Figure:
-    """Several co-schedules of one instance stacked on a shared time axis (e.g. a heuristic
-    above the optimum); ``coschedules`` is ``[(title or None, coschedule), ...]``."""
-    if not coschedules:
-        raise ValueError("nothing to plot: no co-schedule given")
-    fig = new_figure(figsize=(10, 0.9 + 3.1 * len(coschedules)))
-    axes = fig.subplots(len(coschedules), 1, sharex=True, squeeze=False)[:, 0]
-    from matplotlib import colormaps
-    from matplotlib.patches import Rectangle
-
-    cmap = colormaps["tab20"]
-    costs = [cs.cost(instance) for _, cs in coschedules]
-    horizon = max(max(costs), 1e-12)
-    boxes: list[list[tuple[float, float, float, float, list[str]]]] = []
-    for ax, (sub, cs), cost in zip(axes, coschedules, costs):
-        start = 0.0
-        mine: list[tuple[float, float, float, float, list[str]]] = []
-        for pack in cs.packs:
-            row = 0
-            for a in pack.allocations:
-                t = instance.time(a.task, a.procs)
-                ax.add_patch(Rectangle((start, row), t, a.procs, facecolor=_colour(cmap, a.task),
-                                       edgecolor="black", lw=0.5, gid=f"task {a.task}"))
-                name = instance.tasks[a.task].name or str(a.task)
-                mine.append((start, row, t, a.procs, [f"{name}\n{a.procs}p", name]))
-                row += a.procs
-            start += pack.cost(instance)
-            ax.axvline(start, color="grey", lw=0.8, ls="--")
-        boxes.append(mine)
-        ax.set_ylim(0, instance.p)
-        ax.set_ylabel("processors")
-        unit = f" {time_unit}" if time_unit else ""
-        ax.set_title(sub or f"{len(cs.packs)} packs, cost {cost:.6g}{unit}")
-        ax.yaxis.set_major_locator(_integer_locator())
-    axes[0].set_xlim(0, horizon * 1.01)
-    axes[-1].set_xlabel(_time_label(time_unit))
-    if title:
-        fig.suptitle(title)
-    return _finish(fig, list(zip(axes, boxes)), path)
-
-
-def _integer_locator() -> Any:
-    from matplotlib.ticker import MaxNLocator
-
-    return MaxNLocator(integer=True)
-
-
-# ----------------------------------------------------------------------------- rigid schedules
-
-
-def _runs(nodes: Sequence[int]) -> list[tuple[int, int]]:
-    """Maximal runs of consecutive indices as ``(first, count)``."""
-    out: list[tuple[int, int]] = []
-    for x in sorted(nodes):
-        if out and x == out[-1][0] + out[-1][1]:
-            out[-1] = (out[-1][0], out[-1][1] + 1)
-        else:
-            out.append((x, 1))
-    return out
-
-
-def processor_rows(schedule: Schedule, P: int) -> list[tuple[int, ...]]:
-    """Processor indices for drawing each execution of ``schedule`` (in its order).
-
-    Executions that all carry ``nodes`` keep them. Otherwise rows are assigned greedily in
-    order of start time: the lowest block of ``procs`` consecutive processors free at the
-    start (first fit), or, when no block is free, the lowest free processors. This is a
-    *drawing* of a schedule that only guarantees at most ``P`` processors at once; it is not a
-    contiguous schedule, and an execution may be drawn in several bands. Needs ``O(n P)``.
-
-    Raises
-    ------
-    ValueError
-        if more than ``P`` processors are busy at some start time (an infeasible schedule).
-    """
-    execs = schedule.executions
-    if execs and all(e.nodes is not None for e in execs):
-        return [tuple(e.nodes) for e in execs]  # type: ignore[arg-type]
-    free_at = np.full(P, -np.inf)
-    rows: list[tuple[int, ...]] = [()] * len(execs)
-    order = sorted(range(len(execs)), key=lambda i: (execs[i].start, -execs[i].procs, i))
-    for i in order:
-        e = execs[i]
-        if e.procs == 0 or e.end <= e.start:
-            continue
-        free = free_at <= e.start
-        if int(free.sum()) < e.procs:
-            raise ValueError(
-                f"job {e.job}, attempt {e.attempt}: fewer than {e.procs} processors free at {e.start:g}"
-            )
-        # first block of e.procs consecutive free processors: window sums of the free mask
-        csum = np.concatenate(([0], np.cumsum(free)))
-        blocks = np.flatnonzero(csum[e.procs :] - csum[: P - e.procs + 1] == e.procs)
-        if blocks.size:
-            chosen = np.arange(blocks[0], blocks[0] + e.procs)
-        else:
-            chosen = np.flatnonzero(free)[: e.procs]
-        free_at[chosen] = e.end
-        rows[i] = tuple(int(x) for x in chosen)
-    return rows
-
-
-def _default_rigid_title(instance: RigidInstance, schedule: Schedule, time_unit: str | None) -> str:
-    execs = schedule.executions
-    n_failed = sum(x.outcome is Outcome.FAILURE for x in execs)
-    unit = f" {time_unit}" if time_unit else ""
-    return (f"{instance.n} jobs, {len(execs)} attempts ({n_failed} failed), "
-            f"makespan {schedule.makespan:.6g}{unit}")
-
-
-def plot_rigid_schedule(
-    instance: RigidInstance,
-    schedule: Schedule,
-    path: str | Path | None = None,
-    *,
-    title: str | None = None,
-    time_unit: str | None = "s",
-) -> Figure:
-    """Gantt chart of a rigid-job schedule: time on x, processors on y.
-
-    Each attempt is a rectangle in its job's colour: successful attempts solid, failed
-    attempts hatched with a red edge; a rectangle is labelled with its job's name (and
-    ``#k failed`` for a failed attempt k) only when the text fits in it. Executions with
-    ``nodes`` are drawn on those processors; otherwise processor rows come from
-    :func:`processor_rows`, a first-fit drawing that is **not** a contiguous schedule (the model
-    only bounds the number of processors in use). A dashed line marks the makespan. Returns the
-    figure; saves it too when ``path`` is given (:func:`save_figure`).
-    """
-    return plot_rigid_schedules(instance, [(title, schedule)], path, time_unit=time_unit)
-
-
-def plot_rigid_schedules(
-    instance: RigidInstance,
-    schedules: Sequence[tuple[str | None, Schedule]],
-    path: str | Path | None = None,
-    *,
-    title: str | None = None,
-    time_unit: str | None = "s",
-) -> Figure:
-    """Several schedules of one instance stacked on a shared time axis, one panel each, top to
-    bottom in the order given: ``[("R-ShelfFill (LPT)", heuristic), ("optimum", best)]``, as the
-    paper draws a heuristic above the optimum ([Benoit2021] Figs. 1 and 2). A job has the same colour in
-    every panel; one legend; each panel's dashed line is its makespan. ``title`` goes above all
-    panels. Returns the figure; saves it too when ``path`` is given."""
-    if not schedules:
-        raise ValueError("nothing to plot: no schedule given")
-    from matplotlib import colormaps
-    from matplotlib.colors import to_rgba
-    from matplotlib.patches import Patch, Rectangle
-
-    P = instance.P
-    fig = new_figure(figsize=(10, 0.9 + 3.1 * len(schedules)))
-    axes = fig.subplots(len(schedules), 1, sharex=True, squeeze=False)[:, 0]
-    cmap = colormaps["tab20"]
-    horizon = max(max(s.makespan for _, s in schedules), 1e-12)
-    boxes: list[list[tuple[float, float, float, float, list[str]]]] = []
-    for ax, (sub, schedule) in zip(axes, schedules):
-        rows = processor_rows(schedule, P)
-        execs = schedule.executions
-        drawn_from_nodes = bool(execs) and all(x.nodes is not None for x in execs)
-        mine: list[tuple[float, float, float, float, list[str]]] = []
-        for ex, nodes in zip(execs, rows):
-            colour = _colour(cmap, ex.job)
-            failed = ex.outcome is Outcome.FAILURE
-            runs = _runs(nodes)
-            for first, count in runs:
-                ax.add_patch(Rectangle(
-                    (ex.start, first), ex.duration, count,
-                    facecolor=to_rgba(colour, 0.4) if failed else colour, hatch="///" if failed else None,
-                    edgecolor=_FAILED_EDGE if failed else "black", lw=1.0 if failed else 0.5,
-                    gid=f"job {ex.job} attempt {ex.attempt}",
-                ))
-            if runs:  # label the widest band of the execution
-                first, count = max(runs, key=lambda r: (r[1], -r[0]))
-                mine.append((ex.start, first, ex.duration, count, _rigid_labels(instance, ex, failed)))
-        boxes.append(mine)
-        if schedule.makespan > 0:
-            ax.axvline(schedule.makespan, color="grey", lw=0.8, ls="--")
-        ax.set_ylim(0, P)
-        ax.set_ylabel("processors" if drawn_from_nodes else "processors\n(first-fit drawing)")
-        ax.set_title(sub or _default_rigid_title(instance, schedule, time_unit), fontsize=10)
-        ax.yaxis.set_major_locator(_integer_locator())
-    axes[0].set_xlim(0, horizon * 1.01)
-    axes[-1].set_xlabel(_time_label(time_unit))
-    axes[0].legend(
-        handles=[
-            Patch(facecolor="lightgrey", edgecolor="black", label="successful attempt"),
-            Patch(facecolor=to_rgba("lightgrey", 0.4), hatch="///", edgecolor=_FAILED_EDGE,
-                  label="failed attempt"),
-        ],
-        loc="upper left", bbox_to_anchor=(1.005, 1.0), fontsize=7,
-    )
-    if title:
-        fig.suptitle(title)
-    return _finish(fig, list(zip(axes, boxes)), path)
-
-
-def _rigid_labels(instance: RigidInstance, e: Execution, failed: bool) -> list[str]:
-    """The labels to try for an execution, longest first."""
-    name = instance.jobs[e.job].name if 0 <= e.job < instance.n else None
-    label = name if name is not None else str(e.job)
-    return [f"{label}\n#{e.attempt} failed", label] if failed else [label]
-
-
-# ----------------------------------------------------------------------------- online batch runs
 
 #: above this many nodes or attempts a batch run is drawn coarse: no edges, no labels
 BATCH_DETAIL_NODES, BATCH_DETAIL_ATTEMPTS = 2000, 5000
-_DOWN_COLOUR = "#9e9e9e"
-_STOLEN_EDGE = "#7b3294"  # attempts stopped by node stealing, nodes kept for a stolen one
-#: tab20 indices for jobs: the dark colours first, then the light ones (neighbours in the workload
-#: differ), without the reds of failures
-_BATCH_COLOURS = (0, 2, 4, 8, 10, 12, 14, 16, 18, 1, 3, 5, 9, 11, 13, 15, 17, 19)
 
 
 def plot_batch_run(
@@ -624,7 +256,6 @@ def plot_flow_classes_rows(
     return fig
 
 
-# ---------------------------------------------------------------------------- node stealing ([Du2024] §6-7)
 def plot_flow_ratios(
     rows: Sequence[tuple[str, Sequence[str], dict[str, list[list[float]]], dict[str, list[list[float]]]]],
     path: str | Path | None = None,
@@ -758,17 +389,3 @@ def plot_sweep(
     if path is not None:
         save_figure(fig, path)
     return fig
-
-
-def _hours(seconds: float) -> str:
-    if seconds >= 86400 and seconds % 86400 == 0:
-        return f"{seconds / 86400:g} d"
-    if seconds >= 3600:
-        return f"{seconds / 3600:g} h"
-    return f"{seconds / 60:g} min"
-
-
-def _tab10() -> Any:
-    from matplotlib import colormaps
-
-    return colormaps["tab10"]
