@@ -182,7 +182,7 @@ def failure_seed(seed: int, key: str, node_mtbf: float, index: int) -> int:
 def simulate_batch_cell(cell: BatchCell, backend: str = "auto") -> dict[str, Any]:
     """Run one cell; the row the store keeps. ``backend="reference"`` runs the reference event
     loop, anything else lets ``run_batch`` pick (its compiled kernel gives the same numbers)."""
-    from coschedule.batch import run_batch
+    from coschedule.heuristics.batch.run import run_batch
 
     t0 = time.perf_counter()
     result = run_batch(cell.workload, cell.policy, node_mtbf=cell.node_mtbf, seed=cell.seed,
@@ -207,7 +207,7 @@ def simulate_batch_cell(cell: BatchCell, backend: str = "auto") -> dict[str, Any
 
 
 def _policy_names() -> tuple[str, ...]:
-    from coschedule.heuristics.batch import BATCH_POLICIES
+    from coschedule.heuristics.batch.policies import BATCH_POLICIES
 
     return tuple(BATCH_POLICIES)
 

@@ -165,7 +165,7 @@ def simulate_torus_cell(cell: TorusCell, backend: str = "auto") -> dict[str, Any
     raises :class:`~coschedule.errors.InvalidSchedule`, naming the cell, and writes nothing."""
     from coschedule.errors import InvalidSchedule
     from coschedule.torus.metrics import torus_metrics
-    from coschedule.torus.run import run_torus
+    from coschedule.heuristics.torus.run import run_torus
     from coschedule.torus.validate import validate_torus_run
 
     t0 = time.perf_counter()

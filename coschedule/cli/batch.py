@@ -160,7 +160,7 @@ def _write_drawn_failures(result: SimulationResult, args: argparse.Namespace) ->
     """The failures the run drew, over a horizon at least twice the run's (drawn a day at a time
     from the same seed, they are the run's failures, and more after it), written to
     ``--failures-out``; so that ``--failures FILE`` replays them for any policy."""
-    from ..batch import failure_horizon
+    from coschedule.heuristics.batch.run import failure_horizon
     from ..sim.failures import poisson_failures, write_failures
 
     horizon = max(failure_horizon(result.workload, result.checkpointing), 2.0 * result.horizon)
@@ -271,7 +271,7 @@ def _optimal_json(args: argparse.Namespace, res: Any, policy_value: float) -> di
 
 
 def cmd_batch(args: argparse.Namespace) -> int:
-    from ..batch import make_policy, run_batch
+    from coschedule.heuristics.batch.run import make_policy, run_batch
     from ..sim.metrics import summarize
     from ..sim.validate import validate_run
 

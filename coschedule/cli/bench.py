@@ -93,7 +93,7 @@ def _sigterm_exits(code: int = EXIT_SIGTERM) -> Iterator[None]:
 
 
 def cmd_bench(args: argparse.Namespace) -> int:
-    from ..bench import KINP_SIZES, MATCHING_SIZES, bench_kinp, bench_matching
+    from coschedule.bench.kinp import KINP_SIZES, MATCHING_SIZES, bench_kinp, bench_matching
 
     tty = not args.json and sys.stderr.isatty()
     if args.baseline_binary and args.suite == "kinp":
@@ -159,7 +159,8 @@ def _fmt(value: float | None, spec: str, width: int) -> str:
 
 
 def _bench_rlist(args: argparse.Namespace, tty: bool) -> int:
-    from ..bench import NOT_MEASURED, RLIST_HEURISTICS, bench_rlist
+    from coschedule.bench.common import NOT_MEASURED
+    from coschedule.bench.rigid import RLIST_HEURISTICS, bench_rlist
 
     P = 10000 if args.p is None else args.p
     scenarios = 100 if args.quick else args.scenarios
@@ -213,7 +214,8 @@ def _bench_rlist(args: argparse.Namespace, tty: bool) -> int:
 
 
 def _bench_campaign(args: argparse.Namespace, tty: bool) -> int:
-    from ..bench import NOT_MEASURED, bench_campaign
+    from coschedule.bench.campaign import bench_campaign
+    from coschedule.bench.common import NOT_MEASURED
     from ..data import spec_path
 
     spec = str(spec_path(args.spec or "fig5-tenth"))  # a file, or a bundled spec's name
@@ -247,14 +249,14 @@ def _bench_campaign(args: argparse.Namespace, tty: bool) -> int:
 
 
 def _num(value: float | None, spec: str, unit: str = "") -> str:
-    from ..bench import NOT_MEASURED
+    from coschedule.bench.common import NOT_MEASURED
 
     return NOT_MEASURED if value is None else f"{value:{spec}}{unit}"
 
 
 def _bench_batch(args: argparse.Namespace, tty: bool) -> int:
-    from ..bench import NOT_MEASURED
-    from ..bench_batch import BATCH_CASES, MIRA_COSTLIEST, bench_batch
+    from coschedule.bench.common import NOT_MEASURED
+    from coschedule.bench.batch import BATCH_CASES, MIRA_COSTLIEST, bench_batch
 
     if args.quick:
         cases: list[str] = ["mira", "mira-sfsj", f"mira-{MIRA_COSTLIEST}", "kth-easy", "kth-conservative"]
@@ -382,8 +384,8 @@ _TORUS_PRINTERS = {"free": _torus_free_rows, "mfp": _torus_mfp_rows, "sim": _tor
 
 
 def _bench_torus(args: argparse.Namespace, tty: bool) -> int:
-    from ..bench import NOT_MEASURED
-    from ..bench_torus import DEFAULT_CASES, SEED, bench_torus
+    from coschedule.bench.common import NOT_MEASURED
+    from coschedule.bench.torus import DEFAULT_CASES, SEED, bench_torus
 
     if args.quick:
         cases = [c for c in DEFAULT_CASES if c != "mfp-16" and not c.startswith("sim-")]
@@ -419,7 +421,7 @@ def _bench_torus(args: argparse.Namespace, tty: bool) -> int:
 
 
 def _bench_redistrib(args: argparse.Namespace, tty: bool) -> int:
-    from ..bench_redistrib import DEFAULT_CASES, TARGET, bench_redistrib
+    from coschedule.bench.redistrib import DEFAULT_CASES, TARGET, bench_redistrib
 
     cases = [c.strip().lower() for c in args.cases.split(",") if c.strip()] if args.cases else (
         ["n1000"] if args.quick else list(DEFAULT_CASES))

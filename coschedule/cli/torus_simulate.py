@@ -65,7 +65,7 @@ def cmd_torus_simulate(args: argparse.Namespace) -> int:
     from ..sim.metrics import job_records
     from ..torus.geometry import format_dims
     from ..torus.metrics import torus_metrics
-    from ..torus.run import run_torus
+    from coschedule.heuristics.torus.run import run_torus
     from ..torus.validate import validate_torus_run
     from ..torus.workload import torus_workload
 

@@ -26,12 +26,14 @@ Labels are drawn only where they fit inside their rectangle, so a chart of 60 ta
 readable; the time axis says its unit (``time_unit``, seconds by default).
 """
 
-from .batch import plot_batch_run
+from .batch import BATCH_DETAIL_ATTEMPTS, BATCH_DETAIL_NODES, plot_batch_run
 from .figure import figure_paths, new_figure, save_figure
 from .kinp import plot_coschedule, plot_coschedules
 from .rigid import plot_rigid_schedule, plot_rigid_schedules, processor_rows
 
 __all__ = [
+    "BATCH_DETAIL_ATTEMPTS",
+    "BATCH_DETAIL_NODES",
     "figure_paths",
     "new_figure",
     "plot_batch_run",

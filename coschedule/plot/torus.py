@@ -24,7 +24,7 @@ import numpy as np
 
 from coschedule.plot.figure import _BATCH_COLOURS, _DOWN_COLOUR, _FAILED_EDGE, _finish, new_figure
 from coschedule.torus.geometry import box_from_nodes, format_dims
-from coschedule.torus.run import TorusRun
+from coschedule.torus.result import TorusRun
 
 __all__ = ["MAX_GANTT_JOBS", "MAX_SLICES", "default_instant", "plot_torus_run"]
 

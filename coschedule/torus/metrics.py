@@ -33,7 +33,7 @@ import numpy as np
 
 from ..sim.engine import SimulationResult
 from ..sim.metrics import GAMMA
-from .run import TorusRun
+from coschedule.torus.result import TorusRun
 
 __all__ = ["BSLD_RULES", "TorusMetrics", "capacity_parts", "job_times", "torus_metrics"]
 

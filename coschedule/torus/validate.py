@@ -17,7 +17,7 @@ from ..errors import InvalidSchedule
 from ..sim.failures import FailureTrace
 from ..sim.validate import validate_run
 from .geometry import box_from_nodes, format_dims
-from .run import TorusRun
+from coschedule.torus.result import TorusRun
 
 __all__ = ["validate_torus_run"]
 

@@ -337,7 +337,7 @@ def test_box_table_and_finder_place_alike(case) -> None:
     """The scheduler's bitmask table (:class:`~coschedule.torus.index.BoxIndex`) and the finder
     behind :class:`~coschedule.torus.index.GenericIndex` (free partitions, MFP after each
     candidate, predicted nodes) give the same run, attempt for attempt."""
-    from coschedule.heuristics import torus as torus_mod
+    from coschedule.heuristics.torus import policies as torus_mod
 
     from coschedule.torus.index import GenericIndex
 

@@ -49,8 +49,8 @@ from typing import Any
 
 import numpy as np
 
-from .bench import NOT_MEASURED
-from .torus import (
+from coschedule.bench.common import NOT_MEASURED
+from coschedule.torus import (
     Dims,
     box_shapes,
     box_sizes,
@@ -257,14 +257,14 @@ def bench_simulation(case: str, policy: str, *, repeat: int = 1, progress: Progr
                      failure_count: int = 4000, **options: Any) -> SimRow:
     """One whole simulation of the NASA log (module docstring), the least CPU of ``repeat``;
     ``jobs`` (a :class:`~coschedule.torus.workload.TorusJobs`) replaces the log."""
-    from .data import bundled_trace
-    from .sim.workload import workload_from_swf
-    from .swf import read_swf
-    from .torus.index import make_index
-    from .torus.metrics import torus_metrics
-    from .torus.run import run_torus
-    from .torus.validate import validate_torus_run
-    from .torus.workload import torus_workload
+    from coschedule.data import bundled_trace
+    from coschedule.sim.workload import workload_from_swf
+    from coschedule.swf import read_swf
+    from coschedule.torus.index import make_index
+    from coschedule.torus.metrics import torus_metrics
+    from coschedule.heuristics.torus.run import run_torus
+    from coschedule.torus.validate import validate_torus_run
+    from coschedule.torus.workload import torus_workload
 
     if jobs is None:
         jobs = torus_workload(workload_from_swf(read_swf(bundled_trace("NASA-iPSC-1993-3.1-cln"))), (4, 4, 8))
@@ -318,7 +318,7 @@ def bench_torus(cases: Sequence[str] = DEFAULT_CASES, *, repeat: int = 5,
         raise ValueError(f"repeat must be >= 1, got {repeat}")
     unknown = [c for c in cases if c not in TORUS_CASES]
     if unknown:
-        from .errors import unknown_name
+        from coschedule.errors import unknown_name
 
         raise unknown_name("torus benchmark case", unknown[0], list(TORUS_CASES))
     return [TORUS_CASES[c](repeat, progress) for c in cases]

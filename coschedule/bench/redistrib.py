@@ -27,7 +27,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from .jit import HAVE_NUMBA
+from coschedule.jit import HAVE_NUMBA
 from coschedule.redistribution.model import YEAR, MalleablePack, Resilience
 
 __all__ = ["DEFAULT_CASES", "REDISTRIB_CASES", "TARGET", "PackRow", "bench_redistrib", "time_run"]
@@ -75,7 +75,7 @@ def time_run(n: int, p: int, mtbf_years: float, at_end: str, at_failure: str, *,
              seed: int = 0, repeat: int = 1, case: str = "") -> PackRow:
     """Time :func:`run_pack` on ``MalleablePack.synthetic(n, p, seed=seed)`` (the least CPU of
     ``repeat`` runs), validate the run, and make its row."""
-    from .heuristics.redistribution import run_pack
+    from coschedule.heuristics.redistribution import run_pack
     from coschedule.redistribution.validate import validate_pack_run
 
     pack = MalleablePack.synthetic(n, p, seed=seed)
@@ -135,7 +135,7 @@ DEFAULT_CASES = tuple(REDISTRIB_CASES)
 def bench_redistrib(cases: Sequence[str] = DEFAULT_CASES, *, repeat: int = 3,
                     progress: Progress = None) -> list[PackRow]:
     """The rows of ``cases`` (an unknown name: :class:`~coschedule.errors.UnknownName`)."""
-    from .errors import unknown_name
+    from coschedule.errors import unknown_name
 
     for c in cases:
         if c not in REDISTRIB_CASES:

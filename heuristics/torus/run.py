@@ -1,52 +1,30 @@
 """One torus run from names and numbers ([Oliner2004] §6): the jobs of a log on the torus, a
-scheduler of :mod:`coschedule.heuristics.torus` by name, failures from a file or a count drawn
+scheduler of :mod:`.policies` by name, failures from a file or a count drawn
 from a seed; what the ``torus simulate`` command and the campaigns call. The simulation core
 (:mod:`coschedule.sim`) never imports a policy: this module wires them, as
-:mod:`coschedule.batch` does for the batch scheduler.
+:func:`~coschedule.heuristics.batch.run.run_batch` does for the batch scheduler. The first
+layout's name of this module, ``coschedule.torus.run``, still imports it.
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
-from ..errors import InvalidInstance
-from ..sim.engine import Simulation, SimulationResult
-from ..sim.failures import FailureTrace
-from ..sim.workload import Workload
-from .failures import count_failures
-from .geometry import Dims
-from .workload import TorusJobs, torus_workload
+from coschedule.errors import InvalidInstance
+from coschedule.sim.engine import Simulation
+from coschedule.sim.failures import FailureTrace
+from coschedule.sim.workload import Workload
+from coschedule.torus.failures import count_failures
+from coschedule.torus.geometry import Dims
+from coschedule.torus.result import TorusRun, failure_period
+from coschedule.torus.workload import TorusJobs, torus_workload
 
-__all__ = ["TorusRun", "failure_period", "run_torus"]
+from .policies import get_torus_policy
 
-
-@dataclass(frozen=True)
-class TorusRun:
-    """An executed torus schedule and what produced it: the engine's ``result`` (attempts on
-    flat node indices), the ``jobs`` (sizes, scaling, what was dropped), the failure ``trace``
-    it ran on and the scheduler's parameters."""
-
-    result: SimulationResult
-    jobs: TorusJobs
-    trace: FailureTrace
-    policy: str
-    params: dict[str, Any] = field(default_factory=dict)
-
-    @property
-    def dims(self) -> Dims:
-        return self.jobs.dims
-
-
-def failure_period(workload: Workload) -> tuple[float, float]:
-    """The log's period over which a failure count is spread: from the first submission to the
-    latest ``submit + t`` (each job's end were it to start at once)."""
-    if not workload.n:
-        return 0.0, 0.0
-    return float(workload.submit.min()), float((workload.submit + workload.length).max())
+__all__ = ["TorusRun", "failure_period", "run_torus"]  # the first two for the old name coschedule.torus.run
 
 
 def run_torus(
@@ -94,7 +72,6 @@ def run_torus(
         failures = count_failures(jobs.dims, int(failure_count), start=start, end=end, seed=seed,
                                   model=failure_model)
     trace = failures if failures is not None else FailureTrace.none(N)
-    from coschedule.heuristics.torus import get_torus_policy
 
     root = 0 if seed is None else int(seed)
     options: dict[str, Any] = {"backfill": backfill, "migration": migration}

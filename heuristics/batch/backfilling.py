@@ -43,13 +43,11 @@ from __future__ import annotations
 
 import bisect
 import math
-import sys
 
-from coschedule.errors import unknown_name
 from coschedule.sim.engine import PRIORITY_FAILED, Instant, Simulation
 from coschedule.sim.profile import AvailabilityProfile
 
-__all__ = ["BATCH_POLICIES", "EASY", "FCFS", "Conservative", "get_batch_policy"]
+__all__ = ["BACKFILLING_POLICIES", "EASY", "FCFS", "Conservative", "QueuePolicy"]
 
 
 class QueuePolicy:
@@ -210,32 +208,11 @@ class Conservative(QueuePolicy):
         raise AssertionError("unreachable")
 
 
-#: policy name -> class; ``baseline`` is the paper's name for conservative backfilling
-BATCH_POLICIES: dict[str, type[QueuePolicy]] = {
+#: the backfilling policies by name; ``baseline`` is the paper's name for conservative backfilling
+#: (:data:`coschedule.heuristics.batch.BATCH_POLICIES` adds node stealing's)
+BACKFILLING_POLICIES: dict[str, type[QueuePolicy]] = {
     "fcfs": FCFS,
     "easy": EASY,
     "conservative": Conservative,
     "baseline": Conservative,
 }
-
-
-# node stealing on top of Baseline: its module imports Conservative from this one and adds its
-# policies to BATCH_POLICIES (here, unless it is the module being imported first)
-if f"{__package__}.stealing" not in sys.modules:
-    from . import stealing  # noqa: E402,F401
-
-
-def get_batch_policy(name: str, **options: object) -> QueuePolicy:
-    """A new policy by name (case-insensitive): ``fcfs``, ``easy``, ``conservative`` or its
-    alias ``baseline``, and node stealing ``sfsj`` (= ``h111``), ``h111`` ... ``h323``
-    (:mod:`.stealing`); ``options`` go to its constructor (``knows_downtime``, and for node
-    stealing ``victim_tiebreak``). The policy reports the name it was asked by."""
-    try:
-        cls = BATCH_POLICIES[name.lower()]
-    except KeyError:
-        shown = [k for k in BATCH_POLICIES if not (len(k) == 4 and k[0] == "h" and k[1:].isdigit())]
-        raise unknown_name("batch policy", name, shown + ["h111..h323"]) from None
-    policy = cls(**options)  # type: ignore[arg-type]
-    if name.lower() == "sfsj":
-        policy.name = "sfsj"
-    return policy

@@ -34,7 +34,7 @@ import numpy as np
 from coschedule.jit import njit
 from coschedule.sim.profile import _add, _advance, _earliest_fit
 
-from .batch_engine import (
+from coschedule.heuristics.batch.engine import (
     _BLOCK,
     _CHECKPOINTED,
     _CNT,

@@ -53,8 +53,8 @@ from typing import Any
 
 import numpy as np
 
-from .bench import NOT_MEASURED
-from .sim.workload import Workload
+from coschedule.bench.common import NOT_MEASURED
+from coschedule.sim.workload import Workload
 
 __all__ = [
     "ACCASIM_VERSION",
@@ -229,14 +229,14 @@ def tiny_backfill_workload() -> Workload:
 
 def _case_workload(spec: dict[str, Any]) -> Workload:
     if "mira" in spec:
-        from .sim.synthetic import mira_like
+        from coschedule.sim.synthetic import mira_like
 
         return mira_like(spec["mira"], spec["seed"])
     if spec.get("trace") == "tiny":
         return tiny_backfill_workload()
-    from .data import bundled_trace
-    from .sim.workload import workload_from_swf
-    from .swf import read_swf
+    from coschedule.data import bundled_trace
+    from coschedule.sim.workload import workload_from_swf
+    from coschedule.swf import read_swf
 
     return workload_from_swf(read_swf(bundled_trace(spec["trace"])))
 
@@ -268,7 +268,7 @@ def batch_child(argv: Sequence[str] | None = None) -> None:
     """The child process of one case: simulate the case given as JSON in ``argv[1]`` and print
     one JSON line of what it measured."""
     spec = json.loads((sys.argv if argv is None else argv)[1])
-    from .batch import run_batch
+    from coschedule.heuristics.batch.run import run_batch
 
     w = _case_workload(spec)
     before = _maxrss_mb()
@@ -303,7 +303,7 @@ def _run_child(args: list[str], env: dict[str, str] | None = None) -> tuple[dict
     return json.loads(proc.stdout.strip().splitlines()[-1]), cpu, wall
 
 
-_CHILD = "import sys; from coschedule.bench_batch import batch_child; batch_child(sys.argv)"
+_CHILD = "import sys; from coschedule.bench.batch import batch_child; batch_child(sys.argv)"
 
 
 def _case(name: str, spec: dict[str, Any], repeat: int) -> BatchRun:
@@ -381,7 +381,7 @@ def run_accasim(workload: Workload, folder: str | Path) -> tuple[dict[str, float
 
 
 def _starts_ours(workload: Workload, policy: str = "easy") -> dict[str, float]:
-    from .batch import run_batch
+    from coschedule.heuristics.batch.run import run_batch
 
     return dict(zip(workload.ids, run_batch(workload, policy).first_start.tolist()))
 
@@ -428,7 +428,7 @@ def bench_batch(
         raise ValueError(f"repeat must be >= 1, got {repeat}")
     unknown = [c for c in cases if c not in BATCH_CASES]
     if unknown:
-        from .errors import unknown_name
+        from coschedule.errors import unknown_name
 
         raise unknown_name("batch benchmark case", unknown[0], list(BATCH_CASES))
     if progress:

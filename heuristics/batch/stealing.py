@@ -52,7 +52,7 @@ from dataclasses import dataclass
 from coschedule.sim.checkpointing import StopPoint
 from coschedule.sim.engine import INTERRUPTED, PRIORITY_FAILED, Instant, Simulation
 
-from .batch import BATCH_POLICIES, Conservative
+from .backfilling import Conservative
 
 __all__ = ["NodeStealing", "STEALING_POLICIES", "stealing_policy"]
 
@@ -278,7 +278,6 @@ STEALING_POLICIES: dict[str, type[NodeStealing]] = {
     f"h{x}{y}{z}": _make(f"h{x}{y}{z}") for x in (1, 2, 3) for y in (1, 2) for z in (1, 2, 3)
 }
 STEALING_POLICIES["sfsj"] = STEALING_POLICIES["h111"]
-BATCH_POLICIES.update(STEALING_POLICIES)
 
 
 def stealing_policy(name: str, **options: object) -> NodeStealing:

@@ -46,8 +46,8 @@ from pathlib import Path
 
 import numpy as np
 
-from .errors import CoscheduleError
-from .rigid import RigidInstance
+from coschedule.errors import CoscheduleError
+from coschedule.rigid import RigidInstance
 
 __all__ = [
     "AUTHORS_HEURISTICS",

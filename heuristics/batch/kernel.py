@@ -58,7 +58,7 @@ from coschedule.sim.profile import (
     summary_size,
 )
 
-from .batch_engine import (
+from coschedule.heuristics.batch.engine import (
     _BLOCK,
     _CNT,
     _COMPL,
@@ -120,7 +120,7 @@ from .batch_engine import (
     _queue_insert,
     _start,
 )
-from .stealing_kernel import REASONS, _held_failed, _job_failed, _transfer, _wait, _wake
+from coschedule.heuristics.batch.stealing_kernel import REASONS, _held_failed, _job_failed, _transfer, _wait, _wake
 
 __all__ = ["KERNEL_POLICIES", "simulate_kernel"]
 
@@ -128,7 +128,7 @@ _FCFS, _EASY, _CONSERVATIVE, _STEALING = 0, 1, 2, 3
 
 
 def _kernel_policies() -> dict[str, int]:
-    from ..stealing import STEALING_POLICIES
+    from coschedule.heuristics.batch.stealing import STEALING_POLICIES
 
     return {"fcfs": _FCFS, "easy": _EASY, "conservative": _CONSERVATIVE, "baseline": _CONSERVATIVE,
             **{name: _STEALING for name in STEALING_POLICIES}}
@@ -598,7 +598,7 @@ def _policy_code(policy: str) -> tuple[int, int, int, int]:
     code = KERNEL_POLICIES[policy.lower()]
     if code != _STEALING:
         return code, 0, 0, 0
-    from ..stealing import STEALING_POLICIES
+    from coschedule.heuristics.batch.stealing import STEALING_POLICIES
 
     p = STEALING_POLICIES[policy.lower()]()
     return code, p.timing, p.victim, p.criterion

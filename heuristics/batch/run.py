@@ -11,10 +11,10 @@ from typing import Any
 
 import numpy as np
 
-from .sim.checkpointing import Checkpointing
-from .sim.engine import Policy, Simulation, SimulationResult
-from .sim.failures import FailureTrace, poisson_failures
-from .sim.workload import Workload
+from coschedule.sim.checkpointing import Checkpointing
+from coschedule.sim.engine import Policy, Simulation, SimulationResult
+from coschedule.sim.failures import FailureTrace, poisson_failures
+from coschedule.sim.workload import Workload
 
 __all__ = ["BACKENDS", "failure_horizon", "make_policy", "run_batch"]
 
@@ -26,7 +26,7 @@ def _use_kernel(policy: object, backend: str) -> bool:
     if backend == "reference":
         return False
     from coschedule import jit
-    from coschedule.heuristics.fast.batch_kernel import KERNEL_POLICIES
+    from coschedule.heuristics.batch.kernel import KERNEL_POLICIES
 
     fits = isinstance(policy, str) and policy.lower() in KERNEL_POLICIES
     if backend == "kernel":
@@ -38,7 +38,7 @@ def _use_kernel(policy: object, backend: str) -> bool:
 
 
 def _is_stealing(name: str) -> bool:
-    from coschedule.heuristics.stealing import STEALING_POLICIES
+    from coschedule.heuristics.batch.stealing import STEALING_POLICIES
 
     return name.lower() in STEALING_POLICIES
 
@@ -47,7 +47,7 @@ def make_policy(policy: str | Policy, **options: Any) -> Policy:
     """A policy object: ``policy`` itself, or a new one by name (``fcfs``, ``easy``,
     ``conservative`` / ``baseline``, node stealing ``sfsj``, ``h111`` ... ``h323``)."""
     if isinstance(policy, str):
-        from coschedule.heuristics.batch import get_batch_policy
+        from coschedule.heuristics.batch.policies import get_batch_policy
 
         return get_batch_policy(policy, **options)
     return policy
@@ -114,7 +114,7 @@ def run_batch(
 
     def once(trace: FailureTrace | None) -> SimulationResult:
         if use_kernel:
-            from coschedule.heuristics.fast.batch_kernel import simulate_kernel
+            from coschedule.heuristics.batch.kernel import simulate_kernel
 
             assert isinstance(policy, str)
             make_policy(policy, **options)  # an unknown name or option fails here, as with the reference

@@ -1,0 +1,13 @@
+"""The torus simulator kind's schedulers ([Oliner2004]) and its run from names and numbers, above
+the torus model (:mod:`coschedule.torus`) and the simulation core (:mod:`coschedule.sim`).
+
+* :mod:`.policies` -- Krevat's FCFS with backfilling and migration, and the fault-aware
+  Balancing and Tie-breaking schedulers with their predictors (:func:`get_torus_policy`);
+* :mod:`.run` -- :func:`~.run.run_torus`: the jobs of a log on the torus, a scheduler by name,
+  failures from a file or a count from a seed; what ``coschedule torus simulate`` and the
+  campaigns call (also importable as ``coschedule.torus.run``).
+"""
+
+from .policies import PF_RULES, TORUS_POLICIES, FailureOracle, TorusScheduler, choose_partition, get_torus_policy
+
+__all__ = ["PF_RULES", "TORUS_POLICIES", "FailureOracle", "TorusScheduler", "choose_partition", "get_torus_policy"]
