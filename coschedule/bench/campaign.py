@@ -97,7 +97,7 @@ def bench_campaign(spec_path: str, *, workers: int | None = None, db: str | None
 
 def _campaign_baseline(binary: str, spec: Any, rows: dict[str, dict[str, Any]]) -> CampaignBaseline:
     from coschedule.bench.baseline import MAKESPAN_RTOL, run_baseline, supported
-    from coschedule.campaign.run import cell_inputs
+    from coschedule.campaign.simulators.rigid import cell_inputs
 
     cells = sims = compared = agree = 0
     cpu = wall = ours = 0.0

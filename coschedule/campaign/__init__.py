@@ -2,23 +2,26 @@
 
 ``coschedule simulate`` and ``coschedule report`` are thin layers over this package:
 
-* :mod:`.simulators` -- the simulators a spec's ``simulator`` key names: ``rigid`` (the default),
-  ``batch`` and ``torus``; the engine reaches each through this registry;
-* :mod:`.spec` -- :class:`CampaignSpec` (TOML or flags), the rigid simulator's grid, its lazily
-  generated cells and their seeds;
+The shared engine:
+
+* :mod:`.spec` -- what every spec has (TOML tables, value lists, cell ids and seeds) and
+  :class:`CampaignSpec`, the rigid simulator's grid with its lazily generated cells;
 * :mod:`.sources` -- where the rigid instances come from (synthetic job sets of §5.1, instance
-  files, day-sets of SWF traces);
-* :mod:`.batch` -- :class:`BatchSpec`, the batch simulator's grid (workloads x policies x
-  failure settings x seeds, one :func:`~coschedule.batch.run_batch` per cell), its seeds and
-  result columns; :mod:`.workloads` its workload sources (SWF, Batsim JSON, registered synthetic
-  generators); :mod:`.batch_report` its summaries;
-* :mod:`.torus` -- :class:`TorusSpec`, the torus simulator's grid (workloads x load scales x
-  failure counts x seeds x schedulers, one validated :func:`~coschedule.torus.run.run_torus` per
-  cell, every scheduler of a point on the same failure trace); :mod:`.torus_report` its summaries
-  (means with Student-t intervals) and the figures of [Oliner2004];
+  files, day-sets of SWF traces); :mod:`.workloads` -- the online simulators' workloads (SWF,
+  Batsim JSON, registered synthetic generators);
+* :mod:`.registry` -- the simulators by the name of a spec's ``simulator`` key, discovered in
+  :mod:`.simulators`; the engine reaches each through it;
 * :mod:`.store` -- the SQLite results file, one committed row per cell, resumable;
-* :mod:`.run` -- :func:`run_campaign` on local processes or a Dask cluster, with a progress bar;
-* :mod:`.report` -- summary tables, CSV/JSON export and the paper's figures.
+* :mod:`.progress` -- the cells' estimated costs and the progress bar;
+* :mod:`.run` -- :func:`run_campaign` on local processes or a Dask cluster;
+* :mod:`.report` -- summary tables, CSV/JSON export and figures; :mod:`.stats` -- Student-t
+  intervals.
+
+The simulators, one folder each in :mod:`.simulators` (adapter and report together): ``rigid``
+(the default: [Benoit2021]'s heuristics over failure scenarios), ``batch`` (:class:`BatchSpec`,
+one :func:`~coschedule.heuristics.batch.run.run_batch` per cell), ``torus`` (:class:`TorusSpec`,
+one validated :func:`~coschedule.heuristics.torus.run.run_torus` per cell) and ``redistrib``
+(one :func:`~coschedule.heuristics.redistribution.run_pack` per cell and its faulty baseline).
 
 >>> from coschedule.campaign import CampaignSpec, SyntheticSource
 >>> spec = CampaignSpec(sources=(SyntheticSource(sets=2, n=10),), heuristics=("r-list-0",),
@@ -27,8 +30,8 @@
 8
 """
 
-from .batch import BatchCell, BatchSpec, batch_metrics
-from .batch_report import BatchGroup, format_batch_markdown, format_batch_tables, summarize_batch
+from coschedule.campaign.simulators.batch.adapter import BatchCell, BatchSpec, batch_metrics
+from coschedule.campaign.simulators.batch.report import BatchGroup, format_batch_markdown, format_batch_tables, summarize_batch
 from .report import (
     Group,
     export_csv,
@@ -41,7 +44,7 @@ from .report import (
     summarize,
 )
 from .run import Progress, RunSummary, run_campaign, simulate_cell
-from .simulators import SIMULATORS, Simulator, get_simulator
+from coschedule.campaign.registry import SIMULATORS, Simulator, get_simulator
 from .spec import (
     CampaignError,
     CampaignSpec,
@@ -55,8 +58,8 @@ from .spec import (
     spec_from_dict,
 )
 from .store import ResultStore
-from .torus import TorusCell, TorusSpec
-from .torus_report import TorusGroup, format_torus_markdown, format_torus_tables, summarize_torus
+from coschedule.campaign.simulators.torus.adapter import TorusCell, TorusSpec
+from coschedule.campaign.simulators.torus.report import TorusGroup, format_torus_markdown, format_torus_tables, summarize_torus
 from .workloads import (
     WORKLOAD_GENERATORS,
     BatsimWorkload,

@@ -16,13 +16,19 @@ line every ``log_interval`` seconds (60 by default) and one at the end.
 
 from __future__ import annotations
 
+import importlib.util
 import sys
 import threading
 import time
 from collections.abc import Iterable
 from typing import Any, Self, TextIO
 
-__all__ = ["HEURISTIC_WEIGHTS", "REFERENCE_WEIGHTS", "Progress", "campaign_costs", "cell_cost"]
+__all__ = ["HAVE_NUMBA", "HEURISTIC_WEIGHTS", "REFERENCE_WEIGHTS", "Progress", "campaign_costs", "cell_cost"]
+
+#: numba can be imported here, so local workers run the compiled kernels of
+#: :mod:`coschedule.heuristics.fast` (found without importing numba: the main process stays small);
+#: without it they run the reference code, about 50 times slower (which the cost estimate weighs)
+HAVE_NUMBA = importlib.util.find_spec("numba") is not None
 
 #: microseconds per attempt and scenario of the numba kernels (``heuristics.fast``), measured on
 #: the §5.1 setting (100 jobs, P = 10000) on the 2-core reference machine; the kept-reservation
@@ -80,7 +86,7 @@ def campaign_costs(spec: Any, *, numba: bool | None = None) -> dict[str, float]:
     from .spec import cell_id, expected_failures
 
     if numba is None:  # without importing the kernels (and numba) into the main process
-        from .run import HAVE_NUMBA as numba
+        numba = HAVE_NUMBA
     out: dict[str, float] = {}
     for ref in spec.instances():
         inst = ref.instance

@@ -11,7 +11,6 @@ the simulator it belongs to (:mod:`.simulators`).
 from __future__ import annotations
 
 import contextlib
-import importlib.util
 import itertools
 import os
 import signal
@@ -21,25 +20,18 @@ from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wai
 from dataclasses import dataclass
 from typing import Any, TextIO
 
-import numpy as np
 
 from coschedule.errors import SolverUnavailable
 
-from .progress import Progress, total_cost
-from .spec import CampaignSpec, Cell
+from .progress import HAVE_NUMBA, Progress, total_cost
+from .spec import CampaignSpec
 from .store import ResultStore
 
-__all__ = ["HAVE_NUMBA", "NO_NUMBA_NOTE", "Progress", "RunSummary", "cell_inputs", "run_campaign", "simulate_cell",
-           "simulate_rigid_cell"]
+__all__ = ["HAVE_NUMBA", "NO_NUMBA_NOTE", "Progress", "RunSummary", "run_campaign", "simulate_cell"]
 
 
 #: how long ``--dask ADDRESS`` waits for the scheduler before giving up
 DASK_CONNECT_TIMEOUT = "10s"
-
-#: numba can be imported here, so local workers run the compiled kernels of
-#: :mod:`coschedule.heuristics.fast` (found without importing numba: the main process stays small);
-#: without it they run the reference code, about 50 times slower
-HAVE_NUMBA = importlib.util.find_spec("numba") is not None
 
 #: what ``coschedule simulate`` prints (once, on stderr) when numba is missing
 NO_NUMBA_NOTE = (
@@ -48,61 +40,11 @@ NO_NUMBA_NOTE = (
 )
 
 
-def cell_inputs(cell: Cell) -> tuple[Any, np.ndarray, np.random.Generator]:
-    """The cell's instance, its ``(N, n)`` failure scenarios and the generator of its RANDOM
-    priority, all from the cell's seeds (what :func:`simulate_cell` simulates)."""
-    from coschedule.rigid import SilentErrors
-
-    inst = cell.instance()
-    model = SilentErrors.from_qbar(inst, cell.qbar)
-    rng = np.random.Generator(np.random.PCG64(np.random.SeedSequence(list(cell.scenario_seed))))
-    failures = model.sample(inst, size=cell.scenarios, seed=rng)
-    prio_rng = np.random.Generator(np.random.PCG64(np.random.SeedSequence(list(cell.priority_seed))))
-    return inst, failures, prio_rng
-
-
 def simulate_cell(cell: Any, backend: str = "auto") -> dict[str, Any]:
     """Simulate one cell of any simulator (its ``simulator`` attribute); the row the store keeps."""
-    from .simulators import get_simulator
+    from coschedule.campaign.registry import get_simulator
 
     return get_simulator(cell.simulator).simulate(cell, backend)
-
-
-def simulate_rigid_cell(cell: Cell, backend: str = "auto") -> dict[str, Any]:
-    """Simulate one rigid cell on its ``N`` scenarios; the row the store keeps."""
-    from coschedule.heuristics.fast import makespans
-    from coschedule.rigid import lower_bounds
-
-    t0 = time.perf_counter()
-    inst, failures, prio_rng = cell_inputs(cell)
-    T = makespans(inst, failures, cell.heuristic, priority=cell.priority, seed=prio_rng, backend=backend)
-    L = lower_bounds(inst, failures)
-    ratio = T / L
-    row: dict[str, Any] = {
-        "id": cell.id,
-        "source": cell.source,
-        "instance": cell.instance_key,
-        "n": inst.n,
-        "P": inst.P,
-        "P_grid": cell.P_grid,
-        "qbar": cell.qbar,
-        "heuristic": cell.heuristic,
-        "priority": cell.priority,
-        "scenarios": cell.scenarios,
-        "seed": "[" + ",".join(str(s) for s in cell.scenario_seed) + "]",
-        "mean_ratio": float(np.mean(ratio)),
-        "std_ratio": float(np.std(ratio)),
-        "min_ratio": float(np.min(ratio)),
-        "max_ratio": float(np.max(ratio)),
-        "mean_makespan": float(np.mean(T)),
-        "mean_lb": float(np.mean(L)),
-        "mean_failures": float(np.mean(failures.sum(axis=1))),
-        "seconds": time.perf_counter() - t0,
-    }
-    if cell.keep:
-        row["makespans"] = T
-        row["lower_bounds"] = L
-    return row
 
 
 # ---------------------------------------------------------------------------------- running
@@ -181,7 +123,7 @@ def run_campaign(
 
 def _run(spec: Any, db: str, client: Any, workers: int | None, show: dict[str, Any], backend: str,
          on_row: Callable[[dict[str, Any]], None] | None, max_cells: int | None) -> RunSummary:
-    from .simulators import get_simulator
+    from coschedule.campaign.registry import get_simulator
 
     with ResultStore.create_or_resume(db, spec) as store:
         total = spec.n_cells()

@@ -362,7 +362,7 @@ def spec_from_dict(data: Any, where: str = "spec", base: str | Path = ".", *,
     ``rigid``: a :class:`CampaignSpec`; ``batch``: a
     :class:`~coschedule.campaign.batch.BatchSpec`); ``traces_dir`` is where bare trace names are
     looked up (see :class:`TraceSource`)."""
-    from .simulators import spec_from_table
+    from coschedule.campaign.registry import spec_from_table
 
     return spec_from_table(data, where, base, traces_dir=traces_dir)
 

@@ -111,7 +111,7 @@ def simulator_name(spec: dict[str, Any]) -> str:
 
 
 def schema_for(spec: dict[str, Any]) -> ResultSchema:
-    from .simulators import get_simulator
+    from coschedule.campaign.registry import get_simulator
 
     return get_simulator(simulator_name(spec)).schema
 

@@ -31,12 +31,12 @@ from ..campaign import (
     run_campaign,
     summarize,
 )
-from ..campaign.batch import BatchSpec
-from ..campaign.batch_report import FIGURES as BATCH_FIGURES
-from ..campaign.simulators import get_simulator
+from coschedule.campaign.simulators.batch.adapter import BatchSpec
+from coschedule.campaign.simulators.batch.report import FIGURES as BATCH_FIGURES
+from coschedule.campaign.registry import get_simulator
 from ..campaign.spec import replace_spec
-from ..campaign.torus import TorusSpec, with_changes
-from ..campaign.torus_report import FIGURES as TORUS_FIGURES
+from coschedule.campaign.simulators.torus.adapter import TorusSpec, with_changes
+from coschedule.campaign.simulators.torus.report import FIGURES as TORUS_FIGURES
 from ..campaign.workloads import workload_source_for
 from ..data import TRACES_ENV, spec_path
 from .common import Formatter, positive_float, write_figure
@@ -328,7 +328,7 @@ def _torus_spec_from_args(args: argparse.Namespace, spec: Any, traces_dir: str |
 
 def _redistrib_spec_from_args(args: argparse.Namespace, spec: Any) -> Any:
     """A redistribution campaign: its TOML spec, with --seed and --name over it."""
-    from ..campaign.redistrib import with_changes as redistrib_changes
+    from coschedule.campaign.simulators.redistrib.adapter import with_changes as redistrib_changes
 
     if spec is None:
         raise CampaignError("a redistribution campaign needs a TOML spec (simulator = \"redistrib\"), e.g. "

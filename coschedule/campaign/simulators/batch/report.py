@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from .report import _md_table
+from coschedule.campaign.report import _md_table
 
 __all__ = ["BatchGroup", "batch_figure", "format_batch_markdown", "format_batch_tables", "summarize_batch"]
 
@@ -286,7 +286,7 @@ def batch_figure(rows: Sequence[dict[str, Any]], title: str | None = None, *, ki
       per downtime: useful utilization, maximum flow of the largest size class, weighted mean
       flow (means over the seeds), as Figs. 9-11 (:func:`coschedule.plot.plot_sweep`).
     """
-    from .sources import CampaignError
+    from coschedule.campaign.sources import CampaignError
 
     if kind not in FIGURES:
         raise CampaignError(f"unknown figure {kind!r}; valid: {', '.join(FIGURES)}")
@@ -321,7 +321,7 @@ def batch_figure(rows: Sequence[dict[str, Any]], title: str | None = None, *, ki
 def _flows_figure(rows: Sequence[dict[str, Any]], title: str | None) -> Any:
     from coschedule.plot.batch import plot_flow_classes_rows
 
-    from .sources import CampaignError
+    from coschedule.campaign.sources import CampaignError
 
     acc: dict[tuple[str, str], list[dict[str, Any]]] = defaultdict(list)
     for r in rows:
@@ -356,7 +356,7 @@ def _ratio(a: float | None, b: float | None) -> float:
 def _ratios_figure(failing: Sequence[dict[str, Any]], baseline: str, others: Sequence[str], title: str | None) -> Any:
     from coschedule.plot.batch import plot_flow_ratios
 
-    from .sources import CampaignError
+    from coschedule.campaign.sources import CampaignError
 
     panels = []
     for src in dict.fromkeys(r["source"] for r in failing):

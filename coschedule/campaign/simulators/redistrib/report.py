@@ -3,7 +3,7 @@
 
 A *group* is the set of cells that differ only by their run index: one point ``(n, p, MTBF,
 c)`` and one variant. Its numbers are means over its runs with a 95 % confidence interval from
-Student's t: ``mean ± t_{0.975, k-1} · s / √k`` (:func:`~.torus_report.student_ci`). The
+Student's t: ``mean ± t_{0.975, k-1} · s / √k`` (:func:`~coschedule.campaign.stats.student_ci`). The
 normalised makespan is the mean of the per-run ratios ``makespan / faulty makespan``, each on the
 same pack and failure trace (paired), which is the paper's "normalised by the makespan obtained
 in a faulty context without any redistribution" with the pairing made explicit; the faulty
@@ -18,10 +18,10 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from .redistrib import AXES, VARIANTS
-from .report import render_tables
-from .sources import CampaignError
-from .torus_report import student_ci
+from coschedule.campaign.simulators.redistrib.adapter import AXES, VARIANTS
+from coschedule.campaign.report import render_tables
+from coschedule.campaign.sources import CampaignError
+from coschedule.campaign.stats import student_ci
 
 __all__ = ["LABELS", "STATS", "RedistribGroup", "format_redistrib_markdown", "format_redistrib_tables",
            "redistrib_figure", "summarize_redistrib"]

@@ -62,9 +62,9 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
-from .sources import CampaignError, _crc, canonical_names, table_kwargs
-from .spec import SPEC_FORMAT, SPEC_VERSION
-from .store import ResultSchema
+from coschedule.campaign.sources import CampaignError, _crc, canonical_names, table_kwargs
+from coschedule.campaign.spec import SPEC_FORMAT, SPEC_VERSION
+from coschedule.campaign.store import ResultSchema
 
 if TYPE_CHECKING:  # numba-compiled modules: not before a cell runs
     from coschedule.redistribution.model import MalleablePack, Resilience
