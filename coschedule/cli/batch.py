@@ -13,7 +13,6 @@ from __future__ import annotations
 import argparse
 import math
 import sys
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -24,9 +23,10 @@ from ..sim.failures import FailureTrace
 from ..sim.metrics import Summary
 from ..sim.workload import Workload
 from .common import (
-    SWF_SUFFIXES,
     Formatter,
     emit_json,
+    input_path,
+    load_workload_arg,
     nonnegative_float,
     positive_float,
     positive_int,
@@ -59,63 +59,6 @@ def prune_fraction(text: str) -> float:
     if not 0 <= value < 0.5:
         raise argparse.ArgumentTypeError(f"expected a fraction in [0, 0.5), got {text!r}")
     return value
-
-
-def _input_path(arg: str) -> str:
-    """An existing file, else a bundled one: an instance or trace name
-    (:func:`coschedule.data.instance_path`), or a path under ``instances/`` (``batch/toy.json``,
-    ``batch/toy-failures.csv``)."""
-    from ..data import instance_path, instances_dir
-
-    if Path(arg).exists():
-        return arg
-    found = instance_path(arg)
-    if found != arg:
-        return found
-    try:
-        bundled = instances_dir() / arg
-    except CoscheduleError:
-        return arg
-    return str(bundled) if bundled.is_file() else arg
-
-
-def _is_batsim(path: str) -> bool:
-    """A ``.json`` file, or a file whose first non-blank byte is ``{``; SWF otherwise."""
-    if path.lower().endswith(".json"):
-        return True
-    if path.lower().endswith(SWF_SUFFIXES) or path.lower().endswith(".gz"):
-        return False
-    try:
-        with open(path, "rb") as fh:
-            return fh.read(4096).lstrip()[:1] == b"{"
-    except OSError:
-        return False  # the reader reports it
-
-
-def load_workload_arg(arg: str, *, nodes: int | None = None) -> Workload:
-    """The workload a command was given: a Batsim JSON workload or an SWF trace (plain or gzip),
-    a file or a bundled name, on ``nodes`` nodes (default: the file's ``nb_res``, or the SWF
-    header's ``MaxProcs``/``MaxNodes``). Errors name the file (and the line or job)."""
-    from ..sim.workload import read_batsim, workload_from_swf
-
-    path = _input_path(arg)
-    if _is_batsim(path):
-        workload = read_batsim(path)
-        if nodes is None or nodes == workload.n_nodes:
-            return workload
-        try:
-            return Workload(workload.ids, workload.submit, workload.nodes, workload.walltime, workload.length,
-                            nodes, name=workload.name, dropped=workload.dropped)
-        except InvalidInstance as e:
-            raise InvalidInstance(f"{path}: {e} (--nodes {nodes})") from None
-    from ..swf import read_swf
-
-    trace = read_swf(path)
-    try:
-        return workload_from_swf(trace, n_nodes=nodes)
-    except InvalidInstance as e:
-        where = "" if str(e).startswith(str(trace.path)) else f"{trace.path}: "
-        raise InvalidInstance(f"{where}{e}") from None
 
 
 # ------------------------------------------------------------------------------ options
@@ -153,7 +96,7 @@ def _check_options(args: argparse.Namespace) -> None:
 def _read_failures_arg(arg: str, n_nodes: int) -> FailureTrace:
     from ..sim.failures import read_failures
 
-    return read_failures(_input_path(arg), n_nodes=n_nodes)
+    return read_failures(input_path(arg), n_nodes=n_nodes)
 
 
 def _write_drawn_failures(result: SimulationResult, args: argparse.Namespace) -> tuple[FailureTrace, float]:

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, NoReturn
 
-from ..errors import CoscheduleError
+from ..errors import CoscheduleError, InvalidInstance
 from ..model import MoldableInstance
 from ..rigid import RigidInstance
 
@@ -25,7 +25,10 @@ __all__ = [
     "Formatter",
     "OneLineErrorParser",
     "emit_json",
+    "input_path",
+    "is_batsim",
     "load_instance_arg",
+    "load_workload_arg",
     "nonnegative_int",
     "positive_float",
     "positive_int",
@@ -167,3 +170,60 @@ def load_instance_arg(path: str, *, day: int | None = None) -> MoldableInstance 
     if day is not None:
         raise CoscheduleError(f"--day applies to SWF traces (.swf, .swf.gz); {path} is not one")
     return load_any_instance(path)
+
+
+def input_path(arg: str) -> str:
+    """An existing file, else a bundled one: an instance or trace name
+    (:func:`coschedule.data.instance_path`), or a path under ``instances/`` (``batch/toy.json``,
+    ``batch/toy-failures.csv``)."""
+    from coschedule.data import instance_path, instances_dir
+
+    if Path(arg).exists():
+        return arg
+    found = instance_path(arg)
+    if found != arg:
+        return found
+    try:
+        bundled = instances_dir() / arg
+    except CoscheduleError:
+        return arg
+    return str(bundled) if bundled.is_file() else arg
+
+
+def is_batsim(path: str) -> bool:
+    """A ``.json`` file, or a file whose first non-blank byte is ``{``; SWF otherwise."""
+    if path.lower().endswith(".json"):
+        return True
+    if path.lower().endswith(SWF_SUFFIXES) or path.lower().endswith(".gz"):
+        return False
+    try:
+        with open(path, "rb") as fh:
+            return fh.read(4096).lstrip()[:1] == b"{"
+    except OSError:
+        return False  # the reader reports it
+
+
+def load_workload_arg(arg: str, *, nodes: int | None = None) -> Any:
+    """The workload a command was given: a Batsim JSON workload or an SWF trace (plain or gzip),
+    a file or a bundled name, on ``nodes`` nodes (default: the file's ``nb_res``, or the SWF
+    header's ``MaxProcs``/``MaxNodes``). Errors name the file (and the line or job)."""
+    from coschedule.sim.workload import Workload, read_batsim, workload_from_swf
+
+    path = input_path(arg)
+    if is_batsim(path):
+        workload = read_batsim(path)
+        if nodes is None or nodes == workload.n_nodes:
+            return workload
+        try:
+            return Workload(workload.ids, workload.submit, workload.nodes, workload.walltime, workload.length,
+                            nodes, name=workload.name, dropped=workload.dropped)
+        except InvalidInstance as e:
+            raise InvalidInstance(f"{path}: {e} (--nodes {nodes})") from None
+    from coschedule.swf import read_swf
+
+    trace = read_swf(path)
+    try:
+        return workload_from_swf(trace, n_nodes=nodes)
+    except InvalidInstance as e:
+        where = "" if str(e).startswith(str(trace.path)) else f"{trace.path}: "
+        raise InvalidInstance(f"{where}{e}") from None

@@ -50,7 +50,7 @@ def cmd_convert(args: argparse.Namespace) -> int:
 
 def _to_batsim(source: str, args: argparse.Namespace) -> int:
     from ..sim.workload import write_batsim
-    from .batch import load_workload_arg
+    from .common import load_workload_arg
 
     if args.day is not None:
         raise CoscheduleError("--day applies to --to rigid; a Batsim workload keeps every usable job "

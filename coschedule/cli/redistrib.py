@@ -170,7 +170,7 @@ def cmd_redistrib(args: argparse.Namespace) -> int:
 
     from coschedule.redistribution.io import load_pack, write_timeline_csv
     from coschedule.redistribution.validate import validate_pack_run
-    from .batch import _input_path
+    from .common import input_path
 
     _check(args)
     if args.plot:
@@ -178,12 +178,12 @@ def cmd_redistrib(args: argparse.Namespace) -> int:
 
         new_figure()  # no matplotlib: one line now, not after the run
     res = _resilience(args)
-    pack = load_pack(_input_path(args.pack))
+    pack = load_pack(input_path(args.pack))
     failures = None
     if args.failures is not None:
         from ..sim.failures import read_failures
 
-        failures = read_failures(_input_path(args.failures), n_nodes=pack.p)
+        failures = read_failures(input_path(args.failures), n_nodes=pack.p)
     drawn = failures is None and not args.fault_free
     seed = (0 if args.seed is None else args.seed) if drawn else None
     result = run_pack(pack, res, at_end=args.at_end, at_failure=args.at_failure, failures=failures, seed=seed,

@@ -1,6 +1,6 @@
 """``coschedule torus simulate``: one run of a torus scheduler of [Oliner2004] on a job log.
 
-Thin: read the workload (SWF or Batsim JSON, :func:`~coschedule.cli.batch.load_workload_arg`),
+Thin: read the workload (SWF or Batsim JSON, :func:`~coschedule.cli.common.load_workload_arg`),
 put it on the torus (:func:`coschedule.torus.workload.torus_workload`), read or draw the failures,
 call :func:`coschedule.torus.run.run_torus`, check the run
 (:func:`coschedule.torus.validate.validate_torus_run`), print its metrics
@@ -15,11 +15,13 @@ import argparse
 import sys
 from typing import Any
 
-from ..errors import CoscheduleError, InvalidInstance
-from .batch import _input_path, load_workload_arg
-from .common import (
+from coschedule.errors import CoscheduleError, InvalidInstance
+
+from ..common import (
     Formatter,
     emit_json,
+    input_path,
+    load_workload_arg,
     nonnegative_float,
     positive_float,
     positive_int,
@@ -61,13 +63,13 @@ def _check(args: argparse.Namespace) -> None:
 
 
 def cmd_torus_simulate(args: argparse.Namespace) -> int:
-    from ..sim.failures import read_failures, write_failures
-    from ..sim.metrics import job_records
-    from ..torus.geometry import format_dims
-    from ..torus.metrics import torus_metrics
     from coschedule.heuristics.torus.run import run_torus
-    from ..torus.validate import validate_torus_run
-    from ..torus.workload import torus_workload
+    from coschedule.sim.failures import read_failures, write_failures
+    from coschedule.sim.metrics import job_records
+    from coschedule.torus.geometry import format_dims
+    from coschedule.torus.metrics import torus_metrics
+    from coschedule.torus.validate import validate_torus_run
+    from coschedule.torus.workload import torus_workload
 
     _check(args)
     if args.plot:
@@ -83,7 +85,7 @@ def cmd_torus_simulate(args: argparse.Namespace) -> int:
         raise InvalidInstance(f"{args.workload}: every job is wider than the torus {format_dims(dims)}")
     failures = None
     if args.failures is not None:
-        failures = read_failures(_input_path(args.failures), n_nodes=jobs.workload.n_nodes)
+        failures = read_failures(input_path(args.failures), n_nodes=jobs.workload.n_nodes)
     seed = args.seed if args.seed is not None else (0 if args.failure_count else None)
     run = run_torus(jobs, args.policy, failures=failures, failure_count=args.failure_count,
                     failure_model=args.failure_model or "clustered", seed=seed, downtime=args.downtime,
@@ -93,7 +95,7 @@ def cmd_torus_simulate(args: argparse.Namespace) -> int:
     metrics = torus_metrics(run, bsld=args.bsld)
     outputs: dict[str, Any] = {}
     if args.output:
-        from ..sim.jobs_csv import write_jobs_csv
+        from coschedule.sim.jobs_csv import write_jobs_csv
 
         rows = write_jobs_csv(job_records(run.result), args.output)
         outputs["jobs_csv"] = args.output
@@ -176,7 +178,7 @@ def register_simulate(tsub: Any) -> None:
         "      --failures batch/toy-failures.csv --plot torus.png\n",
     )
     p.add_argument("workload", metavar="WORKLOAD", help="an SWF trace (.swf, .swf.gz), a Batsim JSON workload, or a bundled name")
-    from .torus import torus_dims
+    from .partitions import torus_dims
 
     p.add_argument("--shape", type=torus_dims, default=(4, 4, 8), metavar="XxYxZ",
                    help="the torus, in units (default 4x4x8: BlueGene/L's 128 supernodes of 512 nodes)")

@@ -1,8 +1,5 @@
-"""``coschedule torus``: the BlueGene/L-style 3-D torus of [Oliner2004] -- its partitions, its
-maximal free partition, its simulation.
-
-One subcommand per function of :data:`SUBCOMMANDS` (each adds its parser to the family's
-subparsers; a new subcommand is one more function there):
+"""``coschedule torus mfp`` and ``coschedule torus free``: the partitions of the BlueGene/L-style
+3-D torus of [Oliner2004].
 
 * ``mfp``: read an occupancy file (:func:`coschedule.torus.read_occupancy`), print the maximal
   free partition (:func:`coschedule.torus.max_free_partition`): its box, size and nodes;
@@ -13,16 +10,16 @@ subparsers; a new subcommand is one more function there):
 from __future__ import annotations
 
 import argparse
-from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
-from ..errors import CoscheduleError
-from ..torus import Box, Dims, box_size_at_least, format_dims, parse_dims
-from .common import Formatter, OneLineErrorParser, emit_json, positive_int
+from coschedule.errors import CoscheduleError
+from coschedule.torus import Box, Dims, box_size_at_least, format_dims, parse_dims
 
-__all__ = ["SUBCOMMANDS", "cmd_torus_free", "cmd_torus_mfp", "register", "torus_dims"]
+from ..common import Formatter, emit_json, positive_int
+
+__all__ = ["METHODS", "cmd_torus_free", "cmd_torus_mfp", "register_free", "register_mfp", "torus_dims"]
 
 #: the finders of :data:`coschedule.torus.FINDERS`, in the order --help lists them (default first)
 METHODS = ("fast", "appendix-early", "appendix", "naive")
@@ -39,14 +36,15 @@ def torus_dims(text: str) -> Dims:
 def _read(args: argparse.Namespace) -> np.ndarray:
     """The occupancy of ``--occupied`` (a file, or one bundled under instances/), of ``--shape``
     when given."""
-    from ..torus import read_occupancy
-    from .batch import _input_path
+    from coschedule.torus import read_occupancy
 
-    return read_occupancy(_input_path(args.occupied), args.shape)
+    from ..common import input_path
+
+    return read_occupancy(input_path(args.occupied), args.shape)
 
 
 def _box_json(box: Box, dims: Dims) -> dict[str, Any]:
-    from ..sim.nodesets import format_nodes
+    from coschedule.sim.nodesets import format_nodes
 
     return {"label": box.label(), "base": list(box.base), "shape": list(box.shape),
             "size": box.size, "nodes": format_nodes(box.nodes(dims).tolist()) if box.size else ""}
@@ -65,8 +63,8 @@ def _torus_line(occ: np.ndarray, args: argparse.Namespace) -> str:
 
 
 def cmd_torus_mfp(args: argparse.Namespace) -> int:
-    from ..sim.nodesets import format_nodes
-    from ..torus import max_free_partition
+    from coschedule.sim.nodesets import format_nodes
+    from coschedule.torus import max_free_partition
 
     occ = _read(args)
     mfp = max_free_partition(occ, method=args.method)
@@ -84,8 +82,8 @@ def cmd_torus_mfp(args: argparse.Namespace) -> int:
 
 
 def cmd_torus_free(args: argparse.Namespace) -> int:
-    from ..sim.nodesets import format_nodes
-    from ..torus import box_shapes, free_partitions
+    from coschedule.sim.nodesets import format_nodes
+    from coschedule.torus import box_shapes, free_partitions
 
     occ = _read(args)
     dims: Dims = occ.shape  # type: ignore[assignment]
@@ -124,7 +122,7 @@ def _common_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--json", action="store_true", help="machine-readable output")
 
 
-def _register_mfp(tsub: Any) -> None:
+def register_mfp(tsub: Any) -> None:
     p = tsub.add_parser(
         "mfp", formatter_class=Formatter,
         help="the maximal free partition of an occupancy",
@@ -142,7 +140,7 @@ def _register_mfp(tsub: Any) -> None:
     p.set_defaults(func=cmd_torus_mfp)
 
 
-def _register_free(tsub: Any) -> None:
+def register_free(tsub: Any) -> None:
     p = tsub.add_parser(
         "free", formatter_class=Formatter,
         help="every free partition of a size",
@@ -161,33 +159,3 @@ def _register_free(tsub: Any) -> None:
     p.add_argument("--nodes", action="store_true",
                    help="also print each partition's nodes (flat indices as an interval string)")
     p.set_defaults(func=cmd_torus_free)
-
-
-def _register_simulate(tsub: Any) -> None:
-    from .torus_simulate import register_simulate
-
-    register_simulate(tsub)
-
-
-#: the subcommands of ``coschedule torus``, in the order of its --help
-SUBCOMMANDS: list[Callable[[Any], None]] = [_register_mfp, _register_free, _register_simulate]
-
-
-def register(sub: Any) -> None:
-    p = sub.add_parser(
-        "torus", formatter_class=Formatter,
-        help="the BlueGene/L torus: partitions, MFP, simulation",
-        description="The 3-D torus of BlueGene/L ([Oliner2004]): jobs run on contiguous rectangular "
-        "partitions (boxes, wrap-around allowed) of an X x Y x Z torus of nodes. The model, the "
-        "finders, the occupancy file format and the commands: `coschedule docs torus`.",
-        epilog="examples:\n"
-        "  coschedule torus mfp --occupied torus/example-8x8x8.txt\n"
-        "  coschedule torus free --occupied torus/example-8x8x8.txt --size 128\n"
-        "  coschedule torus simulate NASA-iPSC-1993-3.1-cln --policy balancing --confidence 0.1 --failure-count 4000\n"
-        "(each subcommand has --help)\n",
-    )
-    tsub = p.add_subparsers(dest="torus_command", required=True, metavar="SUBCOMMAND",
-                            parser_class=OneLineErrorParser)
-    for add in SUBCOMMANDS:
-        add(tsub)
-
