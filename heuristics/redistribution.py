@@ -1,10 +1,10 @@
 """Processor allocation and redistribution for a pack of malleable applications under fail-stop
 errors ([Aupy2017] §1.4.2 "With failures", §1.5): Resilient Optimal-1-pack (Thm 1.4), the
 initial allocation of every heuristic, and the redistribution policies of §1.5.2–1.5.3 that the
-pack simulator (:mod:`coschedule.sim.pack`) calls at application ends and failures.
+pack simulator (:mod:`coschedule.redistribution.simulation`) calls at application ends and failures.
 
 Every decision compares *expected finish times* with the costs included
-(:meth:`~coschedule.sim.pack.PackSimulation.value`): application ``i`` given ``k`` processors at
+(:meth:`~coschedule.redistribution.simulation.PackSimulation.value`): application ``i`` given ``k`` processors at
 ``t`` finishes on average at ``t^U_i`` if ``k`` is its count, else at ``base + RC^{j->k} +
 C_{i,k} + t^R_{i,k}(alpha_i)`` (``base = t``, or ``t + D + R_{f,j}`` for the faulty
 application), with ``t^R`` of the failure model the simulation runs.
@@ -219,7 +219,7 @@ class PackRedistribution:
     def name(self) -> str:
         return f"{_NAMES[self.at_end]}+{_NAMES[self.at_failure]}"
 
-    # PackPolicy (coschedule.sim.pack)
+    # PackPolicy (coschedule.redistribution.simulation)
     def on_end(self, sim: PackSimulation, t: float, ended: Sequence[int]) -> None:
         if self.at_end == "local":
             end_local(sim, t)

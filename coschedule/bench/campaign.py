@@ -18,7 +18,7 @@ __all__ = ["CampaignBaseline", "CampaignBench", "bench_campaign"]
 
 @dataclass(frozen=True)
 class CampaignBaseline:
-    """The baseline binary on the cells of a campaign it can run (:mod:`coschedule.baseline`):
+    """The baseline binary on the cells of a campaign it can run (:mod:`coschedule.bench.baseline`):
     ``cells`` of them, ``scenarios`` simulations, its CPU and wall seconds (one process per
     cell, run one after the other), our compute seconds for the same cells (the ``seconds``
     column: the cell's scenarios sampled, simulated and bounded, on one core), and the cells

@@ -1,5 +1,5 @@
 """``coschedule bench redistrib``: the pack simulator with redistribution, timed in one run
-([Aupy2017] §1.5; :mod:`coschedule.sim.pack`, :mod:`coschedule.heuristics.redistribution`).
+([Aupy2017] §1.5; :mod:`coschedule.redistribution.simulation`, :mod:`coschedule.heuristics.redistribution`).
 
 Cases (:data:`REDISTRIB_CASES`; ``--cases`` picks some):
 

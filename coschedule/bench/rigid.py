@@ -42,7 +42,7 @@ class RlistRow:
     ``baseline_ms`` and ``baseline_wall_ms`` are the binary's CPU and wall time per scenario
     over its whole run on all ``scenarios`` (start-up and reading its files included), and
     ``baseline_agree`` the scenarios whose makespans agree with ours (within
-    :data:`coschedule.baseline.MAKESPAN_RTOL`; ``None`` for RANDOM, whose order the binary draws
+    :data:`coschedule.bench.baseline.MAKESPAN_RTOL`; ``None`` for RANDOM, whose order the binary draws
     from the clock).
     """
 
@@ -121,7 +121,7 @@ def bench_rlist(
     baseline: str | None = None,
 ) -> Iterator[RlistRow]:
     """Yield one row per heuristic: time per scenario of the fast and the reference path, and of
-    the ``baseline`` binary (:mod:`coschedule.baseline`) when its path is given.
+    the ``baseline`` binary (:mod:`coschedule.bench.baseline`) when its path is given.
 
     The instance is ``synthetic_rigid(n, P, seed=seed)`` (§5.1: procs U{50..2000}, times
     U[100, 20000]) and the scenarios ``SilentErrors.from_qbar(instance, qbar).sample(instance,

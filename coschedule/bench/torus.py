@@ -30,7 +30,7 @@ boxes of the same size (ties): they agree when their sizes are equal.
 * ``sim-nasa``: one whole simulation of the shipped NASA iPSC/860 log (18,066 jobs kept of
   the archive's 18,239 lines: the cleaned log's jobs with a run time and a size) on the 4×4×8
   torus with 4,000 clustered failures (seed 0) and Balancing at confidence 0.5: the CPU seconds
-  of :func:`~coschedule.torus.run.run_torus` in this process (one thread, the partition table
+  of :func:`~coschedule.heuristics.torus.run.run_torus` in this process (one thread, the partition table
   built afresh), against the issue's target of 30 s on one core; ``sim-nasa-fcfs`` the same
   with FCFS, for context. Each run is checked by the validator (not timed) before its row is
   made.

@@ -36,7 +36,7 @@ from coschedule.errors import unknown_name
 from .sources import CampaignError
 
 if TYPE_CHECKING:
-    from .store import ResultSchema
+    from .schema import ResultSchema
 
 __all__ = ["DEFAULT_SIMULATOR", "SIMULATORS", "Simulator", "get_simulator"]
 

@@ -93,7 +93,7 @@ def run_campaign(
     ----------
     spec
         A campaign spec of any simulator: a :class:`CampaignSpec` (rigid) or a
-        :class:`~coschedule.campaign.batch.BatchSpec`.
+        :class:`~coschedule.campaign.simulators.batch.adapter.BatchSpec`.
     workers
         Local worker processes (default: every core); 1 runs the cells in this process.
     dask

@@ -360,7 +360,7 @@ def spec_from_dict(data: Any, where: str = "spec", base: str | Path = ".", *,
                    traces_dir: str | None = None) -> Any:
     """The spec of a TOML table, read by the simulator its ``simulator`` key names (default
     ``rigid``: a :class:`CampaignSpec`; ``batch``: a
-    :class:`~coschedule.campaign.batch.BatchSpec`); ``traces_dir`` is where bare trace names are
+    :class:`~coschedule.campaign.simulators.batch.adapter.BatchSpec`); ``traces_dir`` is where bare trace names are
     looked up (see :class:`TraceSource`)."""
     from coschedule.campaign.registry import spec_from_table
 

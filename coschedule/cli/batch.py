@@ -1,7 +1,7 @@
 """``coschedule batch``: one online run of a batch scheduler on nodes that fail ([Du2024]).
 
 Thin: read the workload (SWF or Batsim JSON) and the failures (a ``time,node`` file, drawn from
-a seed, or none), call :func:`coschedule.batch.run_batch`, check the run
+a seed, or none), call :func:`coschedule.heuristics.batch.run.run_batch`, check the run
 (:func:`coschedule.sim.validate.validate_run`), print its metrics
 (:func:`coschedule.sim.metrics.summarize`; text or ``--json``), write the per-attempt
 ``jobs.csv`` (:func:`coschedule.sim.metrics.job_records`), the drawn failures and the Gantt chart

@@ -1,7 +1,7 @@
 """CLI commands for experiment campaigns: ``coschedule simulate`` and ``coschedule report``.
 
 Thin: build a campaign spec (a rigid :class:`~coschedule.campaign.CampaignSpec`, or a
-:class:`~coschedule.campaign.batch.BatchSpec` for ``simulator = "batch"``) from a TOML file
+:class:`~coschedule.campaign.simulators.batch.adapter.BatchSpec` for ``simulator = "batch"``) from a TOML file
 and/or flags, check it (before any work), run it into the SQLite file, print what was done;
 read a database and print or export its summaries.
 """

@@ -1,13 +1,13 @@
 """``coschedule redistrib``: one run of a pack of malleable applications under fail-stop failures,
 with buddy checkpointing and processor redistribution ([Aupy2017] §1.3.3-1.5).
 
-Thin: read the pack (:func:`coschedule.io.pack.load_pack`: the compact ``coschedule/
+Thin: read the pack (:func:`coschedule.redistribution.io.load_pack`: the compact ``coschedule/
 malleable-pack`` form or a moldable instance), the platform's parameters
 (:class:`coschedule.redistribution.Resilience`) and the failures (a ``time,node`` file, drawn from
 a seed, or none), call :func:`coschedule.heuristics.redistribution.run_pack`, check the run,
 print what it did (text or ``--json``), write the per-application timeline
-(:func:`coschedule.io.pack.write_timeline_csv`), the drawn failures and the picture
-(:func:`coschedule.redistribution_plot.plot_pack_run`) on request.
+(:func:`coschedule.redistribution.io.write_timeline_csv`), the drawn failures and the picture
+(:func:`coschedule.plot.redistribution.plot_pack_run`) on request.
 
 ``coschedule redistrib generate`` writes a synthetic eq. (1.13) pack
 (:meth:`coschedule.redistribution.MalleablePack.synthetic`) in the compact form: the word

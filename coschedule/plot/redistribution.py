@@ -1,4 +1,4 @@
-"""The picture of a pack run (:class:`coschedule.sim.pack.PackResult`; matplotlib, the ``plot``
+"""The picture of a pack run (:class:`coschedule.redistribution.simulation.PackResult`; matplotlib, the ``plot``
 extra): who computed on how many processors when, where the failures struck, what the
 redistributions did.
 
@@ -44,7 +44,7 @@ MAX_GANTT_ROWS = 60
 LARGE_GANTT_ROWS = 30
 #: transitions are drawn at least this fraction of the run wide
 MIN_WIDTH = 0.002
-#: the colour of each phase kind (:data:`coschedule.sim.pack.PHASE_KINDS`)
+#: the colour of each phase kind (:data:`coschedule.redistribution.simulation.PHASE_KINDS`)
 KIND_COLOURS = {
     "compute": "#6baed6",
     "checkpoint": "#fd8d3c",

@@ -14,7 +14,7 @@ form ``t_{i,j} = seq + par / j`` (eq. (1.13) is of this form) or as a table ``ti
 application's index (``pack.json: applications[3].memory: expected a number >= 0, got -1``).
 
 The timeline (:func:`timeline_rows`, :func:`write_timeline_csv`) is one CSV row per phase of
-every application of a :class:`~coschedule.sim.pack.PackResult`.
+every application of a :class:`~coschedule.redistribution.simulation.PackResult`.
 """
 
 from __future__ import annotations
@@ -206,7 +206,7 @@ def save_pack(pack: MalleablePack, path: str | Path) -> None:
 
 
 def timeline_rows(result: Any) -> list[dict[str, Any]]:
-    """One row per phase of a :class:`~coschedule.sim.pack.PackResult`, by application then
+    """One row per phase of a :class:`~coschedule.redistribution.simulation.PackResult`, by application then
     start time: the columns of :data:`TIMELINE_COLUMNS` (``procs`` the count, ``nodes`` the
     processors as an interval string, ``0-7 12-15``)."""
     from coschedule.sim.nodesets import format_nodes

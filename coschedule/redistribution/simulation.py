@@ -55,7 +55,7 @@ Records
 Every phase of every application (:class:`PackPhase`: compute, downtime, recovery,
 redistribution, checkpoint, with its processors and remaining fractions) and every failure
 (:class:`PackFailure`) are kept in a :class:`PackResult`, which the independent validator
-:func:`coschedule.sim.validate_pack.validate_pack_run` checks.
+:func:`coschedule.redistribution.validate.validate_pack_run` checks.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """A tiny online instance on the integer time grid: what the clairvoyant models are built from.
 
-:func:`clairvoyant_instance` takes what :func:`coschedule.batch.run_batch` takes (a
+:func:`clairvoyant_instance` takes what :func:`coschedule.heuristics.batch.run.run_batch` takes (a
 :class:`~coschedule.sim.workload.Workload`, a :class:`~coschedule.sim.failures.FailureTrace`, the
 downtime ``D`` and a :class:`~coschedule.sim.checkpointing.Checkpointing`), checks that it is
 small and that every time is a multiple of one time unit, and gives a
@@ -183,7 +183,7 @@ def clairvoyant_instance(
 ) -> ClairvoyantInstance:
     """The instance of ``workload`` on ``n_nodes`` nodes (default: the workload's) under
     ``failures``, ``downtime`` and ``checkpointing`` (the arguments of
-    :func:`coschedule.batch.run_batch`), in integer units.
+    :func:`coschedule.heuristics.batch.run.run_batch`), in integer units.
 
     Parameters
     ----------

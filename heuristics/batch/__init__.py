@@ -10,7 +10,7 @@ and numbers -- everything of the batch simulator kind above the simulation core
   numba loop on arrays, attempt for attempt the reference event loop's;
 * :mod:`.run` -- :func:`~.run.run_batch`: a workload, a policy by name, failures from a file or
   a seed, the checkpoint model; what ``coschedule batch`` and the campaigns call
-  (also importable as ``coschedule.batch``).
+  (its first name, ``coschedule.batch``, still imports it).
 """
 
 from .backfilling import BACKFILLING_POLICIES, EASY, FCFS, Conservative, QueuePolicy

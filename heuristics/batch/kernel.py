@@ -1,7 +1,7 @@
 """The batch policies of :mod:`coschedule.heuristics.batch` (FCFS, EASY, conservative
-backfilling) and node stealing of :mod:`coschedule.heuristics.stealing` (SFSJ and the 18
+backfilling) and node stealing of :mod:`coschedule.heuristics.batch.stealing` (SFSJ and the 18
 variants Hxyz) with node failures and checkpointing, in one compiled kernel: the fast path of
-:func:`coschedule.batch.run_batch`.
+:func:`coschedule.heuristics.batch.run.run_batch`.
 
 It replays the reference -- the event loop :class:`coschedule.sim.engine.Simulation` driving
 the policy objects -- decision for decision: the same events in the same order at each instant
@@ -21,7 +21,7 @@ EASY's and FCFS's, and the wrapper that builds the reference's records
 (:func:`simulate_kernel`).
 
 Without numba the kernel runs as plain Python (correct, slower than the reference):
-:func:`coschedule.batch.run_batch` then uses the reference.
+:func:`coschedule.heuristics.batch.run.run_batch` then uses the reference.
 
 Developers: numba's on-disk cache keeps :func:`_simulate` with everything it calls compiled in,
 and re-compiles it only when *this* file changes (its content; numba issue 1833). After editing
@@ -52,13 +52,13 @@ from coschedule.sim.profile import (
     _advance,
     _earliest_fit,
     _first_below,
-    _lower_bound,
     _place,
-    _prefix_max,
     summary_size,
 )
 
 from coschedule.heuristics.batch.engine import (
+    _compress_moving,
+    _room,
     _BLOCK,
     _CNT,
     _COMPL,
@@ -139,71 +139,6 @@ KERNEL_POLICIES: dict[str, int] = _kernel_policies()
 
 _OUTCOMES = (COMPLETED, FAILED, INTERRUPTED, CHECKPOINTED)
 _R_IDLE, _R_SPARE, _R_STEAL, _R_WAIT, _R_HELD = range(5)  # the REACTIONS of the failure records
-
-
-@njit(cache=True)
-def _compress_moving(
-    ts: np.ndarray, fr: np.ndarray, length: int, bsum: np.ndarray, pm: np.ndarray,
-    procs: np.ndarray, durations: np.ndarray, starts: np.ndarray,
-) -> int:
-    """The profile's :func:`~coschedule.sim.profile._compress` (the reference's
-    ``AvailabilityProfile.compress``), with the same starts and the same profile arrays, doing the
-    take-out and put-back only for the jobs that move.
-
-    Job ``j`` (``p`` nodes for ``d``, reserved at ``s``), once taken out, fits at a breakpoint
-    ``t < s`` exactly when the profile as it is has ``p`` free nodes on ``[t, min(t + d, s))``:
-    on ``[s, t + d)`` it gets its own ``p`` nodes back, and no segment has fewer than 0 free nodes.
-    That is the profile's earliest fit bounded in time at ``s`` (``until = known = s``), on the
-    profile as it is: the same ``t`` as the reference's search once the job is out. When there is
-    none, the reference puts the job back at ``s``, which changes nothing when ``s`` and ``s + d``
-    are breakpoints (the usual case; otherwise it takes the reference's path). A job that moves is
-    taken out and put back as in the reference; the prefix maximum ``pm`` (``_compress``'s test
-    that a job cannot start earlier) is recomputed from its new start on only. Without the
-    invariant (a segment below 0 free nodes) every job takes the reference's path."""
-    _prefix_max(fr, length, pm)
-    nonneg = True
-    for x in range(length):
-        if fr[x] < 0:
-            nonneg = False
-            break
-    for j in range(procs.shape[0]):
-        s = starts[j]
-        p = procs[j]
-        if s <= ts[0] or s == np.inf:
-            continue
-        k = _lower_bound(ts, length, s)  # segments 0 .. k-1 start before s
-        if pm[k - 1] < p:
-            continue
-        d = durations[j]
-        i = -1
-        if nonneg:
-            i = _earliest_fit(ts, fr, length, bsum, p, d, 0, s, s)
-            if i < 0 or ts[i] >= s:  # it stays: nothing to do if s and s + d are breakpoints
-                i = -1
-                e = _lower_bound(ts, length, s + d)
-                if k < length and ts[k] == s and (e < length and ts[e] == s + d or s + d == np.inf):
-                    continue
-        length = _add(ts, fr, length, bsum, s, s + d, p)  # take it out (inserting at s and after)
-        if i < 0:  # the reference's search
-            i = _earliest_fit(ts, fr, length, bsum, p, d, 0, np.inf, np.inf)
-        s2 = ts[i]  # (i: the same breakpoint before and after the take-out, which inserts at s and after)
-        starts[j] = s2
-        length = _add(ts, fr, length, bsum, s2, s2 + d, -p)
-        # entries before s2's index i are unchanged (the changes start at s2, the insertions after)
-        best = pm[i - 1] if i > 0 else fr[0]
-        for x in range(i, length):
-            best = max(best, fr[x])
-            pm[x] = best
-    return length
-
-
-@njit(cache=True)
-def _room(k, N, a_nodes, h_nodes, s_nodes, pool, a_noff, h_noff, s_noff, c):  # type: ignore[no-untyped-def]
-    """The record arrays (attempt, hold and steal nodes) and the node pool grown, if need be, to
-    take ``k`` platforms' worth of nodes more (one steal at most) before an action that may
-    write them."""
-    return (_grow(a_nodes, a_noff[c[_NA]] + k * N), _grow(h_nodes, h_noff[c[_NH]] + k * N),
-            _grow(s_nodes, s_noff[c[_NS]] + N), _grow(pool, c[_POOL] + k * N))
 
 
 @njit(cache=True)

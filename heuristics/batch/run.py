@@ -96,7 +96,7 @@ def run_batch(
     ``backend``: ``"reference"`` runs the event loop :class:`~coschedule.sim.engine.Simulation`
     with the policy object; ``"kernel"`` the compiled kernel of the built-in policies -- FCFS,
     EASY, conservative backfilling and the 19 node-stealing policies
-    (:mod:`coschedule.heuristics.fast.batch_kernel`: the same attempts, failure records, steals
+    (:mod:`coschedule.heuristics.batch.kernel`: the same attempts, failure records, steals
     and holds, bit for bit, in a fraction of the time); ``"auto"`` (default) the kernel when
     numba is installed and the policy is given by a name it knows, else the reference.
     """

@@ -1,5 +1,5 @@
 """Node stealing ([Du2024] §4.2 SFSJ, §7 the variants Hxyz; the reference is
-:class:`coschedule.heuristics.stealing.NodeStealing`) in compiled form, for the batch kernel
+:class:`coschedule.heuristics.batch.stealing.NodeStealing`) in compiled form, for the batch kernel
 (:mod:`.batch_kernel`): the policy's choices (the stop point of a victim, the victim, criterion
 K3's flow estimates) and its reactions (Algorithm 1 at a failure, a failure on a node a failed
 job keeps, the end of a victim's checkpoint, a victim that completes), on the arrays of
@@ -9,9 +9,9 @@ Each function mirrors one piece of the reference, float operation for float oper
 for call, so that the kernel's runs are the reference's bit for bit:
 
 * :func:`_stop_point` -- :meth:`coschedule.sim.checkpointing.Checkpointing.stop_point`;
-* :func:`_choose_victim` -- :meth:`~coschedule.heuristics.stealing.NodeStealing.choose_victim`;
-* :func:`_k3_steals` -- :meth:`~coschedule.heuristics.stealing.NodeStealing.estimate` and
-  criterion K3 of :meth:`~coschedule.heuristics.stealing.NodeStealing.accepts`;
+* :func:`_choose_victim` -- :meth:`~coschedule.heuristics.batch.stealing.NodeStealing.choose_victim`;
+* :func:`_k3_steals` -- :meth:`~coschedule.heuristics.batch.stealing.NodeStealing.estimate` and
+  criterion K3 of :meth:`~coschedule.heuristics.batch.stealing.NodeStealing.accepts`;
 * :func:`_job_failed` -- ``NodeStealing.job_failed`` for a running job, :func:`_held_failed`
   for a failed job that keeps nodes (§7.2.3), :func:`_wake` -- ``NodeStealing.wake``,
   :func:`_transfer` -- ``NodeStealing._transfer``, :func:`_steal` -- ``Simulation.steal``,

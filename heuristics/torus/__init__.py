@@ -5,7 +5,7 @@ the torus model (:mod:`coschedule.torus`) and the simulation core (:mod:`cosched
   Balancing and Tie-breaking schedulers with their predictors (:func:`get_torus_policy`);
 * :mod:`.run` -- :func:`~.run.run_torus`: the jobs of a log on the torus, a scheduler by name,
   failures from a file or a count from a seed; what ``coschedule torus simulate`` and the
-  campaigns call (also importable as ``coschedule.torus.run``).
+  campaigns call (its first name, ``coschedule.torus.run``, still imports it).
 """
 
 from .policies import PF_RULES, TORUS_POLICIES, FailureOracle, TorusScheduler, choose_partition, get_torus_policy

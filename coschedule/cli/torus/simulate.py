@@ -2,7 +2,7 @@
 
 Thin: read the workload (SWF or Batsim JSON, :func:`~coschedule.cli.common.load_workload_arg`),
 put it on the torus (:func:`coschedule.torus.workload.torus_workload`), read or draw the failures,
-call :func:`coschedule.torus.run.run_torus`, check the run
+call :func:`coschedule.heuristics.torus.run.run_torus`, check the run
 (:func:`coschedule.torus.validate.validate_torus_run`), print its metrics
 (:func:`coschedule.torus.metrics.torus_metrics`; text or ``--json``), write the per-attempt
 ``jobs.csv`` (the batch scheduler's format: :func:`coschedule.sim.metrics.job_records`), the

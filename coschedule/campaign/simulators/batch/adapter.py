@@ -7,7 +7,7 @@ A campaign is the product
 where a failure setting is ``(node_mtbf, downtime, checkpoint_cost, recovery_cost)`` and the
 failure-free setting (``node_mtbf`` none) has one cell per workload and policy (downtime,
 checkpoints and seeds change nothing without failures). Each cell is **one run** of
-:func:`coschedule.batch.run_batch` and gives one row: the cell's values, then the result columns
+:func:`coschedule.heuristics.batch.run.run_batch` and gives one row: the cell's values, then the result columns
 of :func:`batch_metrics` (the metrics of ``coschedule.sim.metrics``).
 
 Seeds come from the cell's values, never its position, the worker or the clock: the failures of
@@ -260,7 +260,7 @@ class BatchSpec:
     platform MTBFs in seconds, each giving every workload the node MTBF ``platform_mtbf x N``
     (its own node count: the paper's "MTBF of the platform", [Du2024] §5.2); ``recovery_cost``
     ``None``: R = C. ``seeds``: failure traces per failure setting (indices ``0 .. seeds-1``).
-    ``knows_downtime`` and ``final_checkpoint`` go to :func:`~coschedule.batch.run_batch`;
+    ``knows_downtime`` and ``final_checkpoint`` go to :func:`~coschedule.heuristics.batch.run.run_batch`;
     ``classes``, ``prune``, ``window`` and ``gamma`` to :func:`coschedule.sim.metrics.summarize`
     (:class:`MetricOptions`).
     ``max_restarts`` refuses (before any work) a grid where some job expects more restarts per

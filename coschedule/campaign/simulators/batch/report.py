@@ -4,7 +4,7 @@ A *group* is the set of cells that differ only by their seed index (and, for a s
 of several sets, their workload): one source, one policy, one failure setting ``(node_mtbf,
 downtime, checkpoint_cost, recovery_cost)``. Its numbers are means over its runs (and the
 population standard deviation of the flows), from the cells' result columns and their
-``metrics`` (:func:`coschedule.campaign.batch.batch_metrics`, the summary of
+``metrics`` (:func:`coschedule.campaign.simulators.batch.adapter.batch_metrics`, the summary of
 :mod:`coschedule.sim.metrics`): the flows (pruned as the campaign says), failures and restarts
 per run, the flows per size class, and the utilization breakdown of the window.
 """

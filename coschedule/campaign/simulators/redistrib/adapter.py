@@ -23,7 +23,7 @@ variant                       at an end   at a failure  failures
 
 Each **cell** is one run of one variant at one point: :func:`~coschedule.heuristics.
 redistribution.run_pack` from Resilient Optimal-1-pack's allocation, validated by
-:func:`coschedule.sim.validate_pack.validate_pack_run` before its row is written. Its row holds
+:func:`coschedule.redistribution.validate.validate_pack_run` before its row is written. Its row holds
 the raw makespan, the makespan of the ``faulty`` run of the same pack on the same failure trace,
 and their ratio (§1.5.5 normalises by the faulty run without redistribution): the cell computes
 that baseline too (at most once per process for a pack and trace: the runs are deterministic, so
@@ -197,7 +197,7 @@ def run_variant(pack: MalleablePack, res: Resilience, variant: str, root: int, *
 
 
 def _validator() -> Any:
-    """:func:`coschedule.sim.validate_pack.validate_pack_run` (one place, so a test can stand a
+    """:func:`coschedule.redistribution.validate.validate_pack_run` (one place, so a test can stand a
     rejecting validator in for it)."""
     from coschedule.redistribution.validate import validate_pack_run
 

@@ -7,7 +7,7 @@ A campaign is the product ([Oliner2004] §6-§7)
 where a *scheduler* is ``fcfs`` (Krevat's, once per point), ``balancing`` at each confidence
 ``a`` or ``tiebreak`` at each accuracy ``a`` (:mod:`coschedule.heuristics.torus`). A failure
 count of 0 has one cell per workload, load scale and scheduler (downtime and seeds change
-nothing without failures). Each cell is **one run** of :func:`coschedule.torus.run.run_torus`,
+nothing without failures). Each cell is **one run** of :func:`coschedule.heuristics.torus.run.run_torus`,
 checked by :func:`coschedule.torus.validate.validate_torus_run` before its row is written, and
 gives one row: the cell's values, then the fields of
 :class:`~coschedule.torus.metrics.TorusMetrics`.
