@@ -1,7 +1,9 @@
 """The ``coschedule`` command line: a thin layer over the library.
 
-One module per command family; each has ``register(sub)``, which adds its subcommands and their
-functions to the parser. A new simulator adds one module here and one line to :data:`FAMILIES`.
+One module (or package) per command family; each has ``register(sub)``, which adds its
+subcommands and their functions to the parser, and ``HELP_ORDER``, where it stands in ``coschedule
+--help``. The families are discovered (:data:`FAMILIES`): a new simulator kind adds its module here
+and edits no other.
 
 Each subcommand parses its arguments, calls one library function, validates what it got and
 prints it (text, or JSON with ``--json``). Bad input is reported on one line naming the problem
@@ -16,24 +18,26 @@ from collections.abc import Sequence
 
 from .. import __version__
 from ..errors import CoscheduleError
-from . import (
-    batch,
-    bench,
-    campaign,
-    convert,
-    counterexample,
-    examples,
-    generate,
-    redistrib,
-    schedule,
-    torus,
-)
+import importlib
+import pkgutil
+from types import ModuleType
+
 from .common import EXIT_USAGE, Formatter, OneLineErrorParser
 
 __all__ = ["FAMILIES", "build_parser", "main"]
 
+
+
+def _families() -> tuple[ModuleType, ...]:
+    """The modules of this package that define ``register`` and ``HELP_ORDER``, in that order."""
+    found = [importlib.import_module(f"{__name__}.{m.name}") for m in pkgutil.iter_modules(__path__)
+             if not m.name.startswith("_")]
+    return tuple(sorted((m for m in found if hasattr(m, "register") and hasattr(m, "HELP_ORDER")),
+                        key=lambda m: m.HELP_ORDER))
+
+
 #: the command families, in the order of ``coschedule --help``
-FAMILIES = (schedule, generate, convert, counterexample, campaign, batch, torus, redistrib, bench, examples)
+FAMILIES = _families()
 
 
 def build_parser() -> OneLineErrorParser:

@@ -35,6 +35,9 @@ from .common import (
 
 __all__ = ["cmd_batch", "load_workload_arg", "nonnegative_float", "prune_fraction", "register", "time_window"]
 
+#: where this family stands in ``coschedule --help`` (the CLI discovers its families)
+HELP_ORDER = 60
+
 #: per-job flows are printed (text output) up to this many jobs; jobs.csv has them all
 MAX_PRINTED_JOBS = 20
 

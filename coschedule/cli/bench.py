@@ -22,6 +22,9 @@ from .common import EXIT_INVALID, Formatter, emit_json, positive_float, positive
 
 __all__ = ["EXIT_SIGTERM", "cmd_bench", "register"]
 
+#: where this family stands in ``coschedule --help`` (the CLI discovers its families)
+HELP_ORDER = 90
+
 #: exit status of ``bench campaign`` stopped by SIGTERM (128 + 15), after removing its database
 EXIT_SIGTERM = 143
 #: the cap of ``bench kinp`` per solve, and with ``--quick``

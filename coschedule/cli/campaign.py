@@ -43,6 +43,9 @@ from .common import Formatter, positive_float, write_figure
 
 __all__ = ["cmd_report", "cmd_simulate", "register"]
 
+#: where this family stands in ``coschedule --help`` (the CLI discovers its families)
+HELP_ORDER = 50
+
 SIMULATE_EPILOG = """\
 examples:
   coschedule simulate campaigns/fig5-tenth.toml            # a TOML spec; writes fig5-tenth.sqlite

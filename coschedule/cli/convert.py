@@ -27,6 +27,9 @@ from .common import (
 
 __all__ = ["cmd_convert", "register"]
 
+#: where this family stands in ``coschedule --help`` (the CLI discovers its families)
+HELP_ORDER = 30
+
 
 def cmd_convert(args: argparse.Namespace) -> int:
     source = instance_path(args.source)

@@ -18,6 +18,9 @@ from .common import Formatter, emit_json, positive_float, positive_int, write_fi
 
 __all__ = ["register", "cmd_counterexample"]
 
+#: where this family stands in ``coschedule --help`` (the CLI discovers its families)
+HELP_ORDER = 40
+
 
 def cmd_counterexample(args: argparse.Namespace) -> int:
     """Build a lower-bound family of §4.4, run its heuristic, bound the optimum, report the ratio."""

@@ -16,6 +16,9 @@ from .common import Formatter, emit_json
 
 __all__ = ["register", "cmd_examples", "cmd_docs"]
 
+#: where this family stands in ``coschedule --help`` (the CLI discovers its families)
+HELP_ORDER = 100
+
 #: the kinds ``coschedule examples`` lists, with their heading
 _HEADINGS = {
     "instance": "instances and scenarios (coschedule solve NAME, coschedule run HEURISTIC NAME, --scenario NAME)",

@@ -11,6 +11,9 @@ from .common import Formatter, emit_json, positive_int
 
 __all__ = ["register", "cmd_generate"]
 
+#: where this family stands in ``coschedule --help`` (the CLI discovers its families)
+HELP_ORDER = 20
+
 
 def cmd_generate(args: argparse.Namespace) -> int:
     from ..generators import random_instance, synthetic_instance

@@ -39,6 +39,9 @@ from .common import (
 
 __all__ = ["cmd_redistrib", "cmd_redistrib_generate", "register"]
 
+#: where this family stands in ``coschedule --help`` (the CLI discovers its families)
+HELP_ORDER = 80
+
 _DAY = 86400.0
 
 

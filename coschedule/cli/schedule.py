@@ -30,6 +30,9 @@ from .rigid import add_rigid_options, run_rigid, solve_rigid, verify_rigid
 
 __all__ = ["register", "cmd_solve", "cmd_run", "cmd_verify", "cmd_solvers"]
 
+#: where this family stands in ``coschedule --help`` (the CLI discovers its families)
+HELP_ORDER = 10
+
 
 #: options that only mean something for one kind of instance: attribute -> spelling
 MOLDABLE_ONLY = {"k": "--k", "compare": "--compare", "method": "--method", "solver": "--solver"}

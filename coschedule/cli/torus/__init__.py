@@ -28,6 +28,9 @@ from .simulate import cmd_torus_simulate, register_simulate
 __all__ = ["METHODS", "SUBCOMMANDS", "cmd_torus_free", "cmd_torus_mfp", "cmd_torus_simulate", "register",
            "torus_dims"]
 
+#: where this family stands in ``coschedule --help`` (the CLI discovers its families)
+HELP_ORDER = 70
+
 #: the subcommands of ``coschedule torus``, in the order of its --help
 SUBCOMMANDS: list[Callable[[Any], None]] = [register_mfp, register_free, register_simulate]
 
