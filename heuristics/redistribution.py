@@ -59,9 +59,9 @@ from coschedule.redistribution.kernels import (
     k_rc,
 )
 from coschedule.redistribution.model import MalleablePack, PackModel, Resilience
+from coschedule.redistribution.simulation import PackResult, PackSimulation
 from coschedule.rng import Seed
 from coschedule.sim.failures import FailureTrace, poisson_failures
-from coschedule.redistribution.simulation import PackResult, PackSimulation
 
 __all__ = [
     "AT_END",

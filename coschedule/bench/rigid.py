@@ -94,9 +94,8 @@ def _timed(fn: Callable[..., np.ndarray], *args: object, **kwargs: object) -> tu
 
 def _compile_misses() -> int:
     """Total numba cache misses (= compilations) of the kernels, -1 without numba."""
-    from coschedule.heuristics.fast import list_kernels, shelf_kernels
-
     from coschedule import jit
+    from coschedule.heuristics.fast import list_kernels, shelf_kernels
 
     if not jit.HAVE_NUMBA:
         return -1
@@ -131,9 +130,8 @@ def bench_rlist(
     heuristic per scenario) runs once on the first ``reference_scenarios``; the baseline runs
     once on all ``scenarios``, for the heuristics its interface offers.
     """
-    from coschedule.heuristics.fast import makespans
-
     from coschedule import jit
+    from coschedule.heuristics.fast import makespans
     from coschedule.rigid import SilentErrors
 
     if scenarios < 1 or repeat < 1 or reference_scenarios < 0:

@@ -258,11 +258,11 @@ def bench_simulation(case: str, policy: str, *, repeat: int = 1, progress: Progr
     """One whole simulation of the NASA log (module docstring), the least CPU of ``repeat``;
     ``jobs`` (a :class:`~coschedule.torus.workload.TorusJobs`) replaces the log."""
     from coschedule.data import bundled_trace
+    from coschedule.heuristics.torus.run import run_torus
     from coschedule.sim.workload import workload_from_swf
     from coschedule.swf import read_swf
     from coschedule.torus.index import make_index
     from coschedule.torus.metrics import torus_metrics
-    from coschedule.heuristics.torus.run import run_torus
     from coschedule.torus.validate import validate_torus_run
     from coschedule.torus.workload import torus_workload
 

@@ -30,8 +30,22 @@ one validated :func:`~coschedule.heuristics.torus.run.run_torus` per cell) and `
 8
 """
 
+from coschedule.campaign.registry import SIMULATORS, Simulator, get_simulator
 from coschedule.campaign.simulators.batch.adapter import BatchCell, BatchSpec, batch_metrics
-from coschedule.campaign.simulators.batch.report import BatchGroup, format_batch_markdown, format_batch_tables, summarize_batch
+from coschedule.campaign.simulators.batch.report import (
+    BatchGroup,
+    format_batch_markdown,
+    format_batch_tables,
+    summarize_batch,
+)
+from coschedule.campaign.simulators.torus.adapter import TorusCell, TorusSpec
+from coschedule.campaign.simulators.torus.report import (
+    TorusGroup,
+    format_torus_markdown,
+    format_torus_tables,
+    summarize_torus,
+)
+
 from .report import (
     Group,
     export_csv,
@@ -44,7 +58,6 @@ from .report import (
     summarize,
 )
 from .run import Progress, RunSummary, run_campaign, simulate_cell
-from coschedule.campaign.registry import SIMULATORS, Simulator, get_simulator
 from .spec import (
     CampaignError,
     CampaignSpec,
@@ -58,8 +71,6 @@ from .spec import (
     spec_from_dict,
 )
 from .store import ResultStore
-from coschedule.campaign.simulators.torus.adapter import TorusCell, TorusSpec
-from coschedule.campaign.simulators.torus.report import TorusGroup, format_torus_markdown, format_torus_tables, summarize_torus
 from .workloads import (
     WORKLOAD_GENERATORS,
     BatsimWorkload,

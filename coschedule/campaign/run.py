@@ -20,7 +20,6 @@ from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wai
 from dataclasses import dataclass
 from typing import Any, TextIO
 
-
 from coschedule.errors import SolverUnavailable
 
 from .progress import HAVE_NUMBA, Progress, total_cost

@@ -41,9 +41,8 @@ from typing import Any, Self
 import numpy as np
 
 from ..errors import SolverUnavailable
-from .spec import SPEC_FORMAT, CampaignError, CampaignSpec
-
 from .schema import COLUMNS, RIGID_SCHEMA, ResultSchema
+from .spec import SPEC_FORMAT, CampaignError, CampaignSpec
 
 __all__ = ["COLUMNS", "DB_FORMAT", "RIGID_SCHEMA", "ResultSchema", "ResultStore", "require_pandas"]
 

@@ -12,16 +12,15 @@ and where, with exit status 2 and no traceback; a solution that fails verificati
 
 from __future__ import annotations
 
+import importlib
 import os
+import pkgutil
 import sys
 from collections.abc import Sequence
+from types import ModuleType
 
 from .. import __version__
 from ..errors import CoscheduleError
-import importlib
-import pkgutil
-from types import ModuleType
-
 from .common import EXIT_USAGE, Formatter, OneLineErrorParser
 
 __all__ = ["FAMILIES", "build_parser", "main"]

@@ -107,6 +107,7 @@ def _write_drawn_failures(result: SimulationResult, args: argparse.Namespace) ->
     from the same seed, they are the run's failures, and more after it), written to
     ``--failures-out``; so that ``--failures FILE`` replays them for any policy."""
     from coschedule.heuristics.batch.run import failure_horizon
+
     from ..sim.failures import poisson_failures, write_failures
 
     horizon = max(failure_horizon(result.workload, result.checkpointing), 2.0 * result.horizon)
@@ -218,6 +219,7 @@ def _optimal_json(args: argparse.Namespace, res: Any, policy_value: float) -> di
 
 def cmd_batch(args: argparse.Namespace) -> int:
     from coschedule.heuristics.batch.run import make_policy, run_batch
+
     from ..sim.metrics import summarize
     from ..sim.validate import validate_run
 

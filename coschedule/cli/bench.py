@@ -219,6 +219,7 @@ def _bench_rlist(args: argparse.Namespace, tty: bool) -> int:
 def _bench_campaign(args: argparse.Namespace, tty: bool) -> int:
     from coschedule.bench.campaign import bench_campaign
     from coschedule.bench.common import NOT_MEASURED
+
     from ..data import spec_path
 
     spec = str(spec_path(args.spec or "fig5-tenth"))  # a file, or a bundled spec's name
@@ -258,8 +259,8 @@ def _num(value: float | None, spec: str, unit: str = "") -> str:
 
 
 def _bench_batch(args: argparse.Namespace, tty: bool) -> int:
-    from coschedule.bench.common import NOT_MEASURED
     from coschedule.bench.batch import BATCH_CASES, MIRA_COSTLIEST, bench_batch
+    from coschedule.bench.common import NOT_MEASURED
 
     if args.quick:
         cases: list[str] = ["mira", "mira-sfsj", f"mira-{MIRA_COSTLIEST}", "kth-easy", "kth-conservative"]

@@ -15,6 +15,12 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from coschedule.campaign.registry import get_simulator
+from coschedule.campaign.simulators.batch.adapter import BatchSpec
+from coschedule.campaign.simulators.batch.report import FIGURES as BATCH_FIGURES
+from coschedule.campaign.simulators.torus.adapter import TorusSpec, with_changes
+from coschedule.campaign.simulators.torus.report import FIGURES as TORUS_FIGURES
+
 from ..campaign import (
     CampaignError,
     CampaignSpec,
@@ -31,12 +37,7 @@ from ..campaign import (
     run_campaign,
     summarize,
 )
-from coschedule.campaign.simulators.batch.adapter import BatchSpec
-from coschedule.campaign.simulators.batch.report import FIGURES as BATCH_FIGURES
-from coschedule.campaign.registry import get_simulator
 from ..campaign.spec import replace_spec
-from coschedule.campaign.simulators.torus.adapter import TorusSpec, with_changes
-from coschedule.campaign.simulators.torus.report import FIGURES as TORUS_FIGURES
 from ..campaign.workloads import workload_source_for
 from ..data import TRACES_ENV, spec_path
 from .common import Formatter, positive_float, write_figure

@@ -170,9 +170,9 @@ def _json(args: argparse.Namespace, result: Any, seed: int | None, expected: flo
 
 def cmd_redistrib(args: argparse.Namespace) -> int:
     from coschedule.heuristics.redistribution import run_pack
-
     from coschedule.redistribution.io import load_pack, write_timeline_csv
     from coschedule.redistribution.validate import validate_pack_run
+
     from .common import input_path
 
     _check(args)
@@ -218,9 +218,10 @@ def cmd_redistrib(args: argparse.Namespace) -> int:
 
 
 def cmd_redistrib_generate(args: argparse.Namespace) -> int:
-    from ..io.files import save_json
     from coschedule.redistribution.io import pack_to_dict
     from coschedule.redistribution.model import MalleablePack
+
+    from ..io.files import save_json
 
     if not 1 < args.m_inf <= args.m_sup:
         raise CoscheduleError(f"need 1 < --m-inf <= --m-sup, got {args.m_inf}, {args.m_sup}")
@@ -277,7 +278,6 @@ def _generate_parser() -> OneLineErrorParser:
 
 def register(sub: Any) -> None:
     from coschedule.heuristics.redistribution import AT_END, AT_FAILURE
-
     from coschedule.redistribution.model import DEFAULT_DOWNTIME, FAILURE_MODELS, PERIOD_FORMULAS
 
     p = sub.add_parser(

@@ -15,7 +15,16 @@ The heuristics (EndLocal, EndGreedy, ShortestApplicationsFirst, IteratedGreedy) 
 the picture in :mod:`coschedule.plot.redistribution`.
 """
 
-from .kernels import k_can_grow, k_checkpoint, k_expected, k_fault_free, k_jmax, k_period, k_rc, k_time
+from .kernels import (
+    k_can_grow,
+    k_checkpoint,
+    k_expected,
+    k_fault_free,
+    k_jmax,
+    k_period,
+    k_rc,
+    k_time,
+)
 from .model import (
     DEFAULT_DOWNTIME,
     FAILURE_MODELS,

@@ -27,10 +27,9 @@ from typing import Any
 import numpy as np
 
 from coschedule.errors import FormatError, InvalidInstance
-from coschedule.redistribution.model import MalleablePack
-
 from coschedule.io.files import FORMAT_VERSION, _check_header, _field, read_json, save_json
 from coschedule.io.moldable import INSTANCE_FORMAT, instance_from_dict
+from coschedule.redistribution.model import MalleablePack
 
 __all__ = [
     "PACK_FORMAT",

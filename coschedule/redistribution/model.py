@@ -54,8 +54,8 @@ import numpy as np
 from coschedule.errors import InvalidInstance, unknown_name
 from coschedule.generators import M_INF, M_SUP, SYNTHETIC_F
 from coschedule.jit import HAVE_NUMBA
-from coschedule.redistribution.kernels import k_jmax
 from coschedule.model import MoldableInstance
+from coschedule.redistribution.kernels import k_jmax
 from coschedule.rng import Seed, as_generator
 
 __all__ = [

@@ -16,7 +16,11 @@ import numpy as np
 from coschedule.errors import InvalidSchedule
 from coschedule.redistribution.model import PackModel
 from coschedule.redistribution.simulation import PackFailure, PackPhase, PackResult
-from coschedule.sim.validate import _close, _g, _tol  # one tolerance for every executed-schedule check
+from coschedule.sim.validate import (  # one tolerance for every executed-schedule check
+    _close,
+    _g,
+    _tol,
+)
 
 __all__ = ["ALPHA_TOL", "EFFECTS", "KINDS", "OUTCOMES"]
 

@@ -95,9 +95,13 @@ from collections.abc import Sequence
 import numpy as np
 
 from coschedule.redistribution.model import PackModel
-from coschedule.sim.failures import FailureTrace
 from coschedule.redistribution.simulation import PackFailure, PackPhase, PackResult
-from coschedule.sim.validate import RTOL, _close, _g  # one tolerance for every executed-schedule check
+from coschedule.sim.failures import FailureTrace
+from coschedule.sim.validate import (  # one tolerance for every executed-schedule check
+    RTOL,
+    _close,
+    _g,
+)
 
 from .phases import (
     _HIT,

@@ -31,9 +31,10 @@ from typing import Any
 
 import numpy as np
 
+from coschedule.torus.result import TorusRun
+
 from ..sim.engine import SimulationResult
 from ..sim.metrics import GAMMA
-from coschedule.torus.result import TorusRun
 
 __all__ = ["BSLD_RULES", "TorusMetrics", "capacity_parts", "job_times", "torus_metrics"]
 

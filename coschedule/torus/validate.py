@@ -13,11 +13,12 @@ schedulers only ever go from a box to its nodes). It raises
 
 from __future__ import annotations
 
+from coschedule.torus.result import TorusRun
+
 from ..errors import InvalidSchedule
 from ..sim.failures import FailureTrace
 from ..sim.validate import validate_run
 from .geometry import box_from_nodes, format_dims
-from coschedule.torus.result import TorusRun
 
 __all__ = ["validate_torus_run"]
 

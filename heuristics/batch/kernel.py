@@ -33,32 +33,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from coschedule.jit import njit
-from coschedule.sim.engine import (
-    CHECKPOINTED,
-    COMPLETED,
-    FAILED,
-    INTERRUPTED,
-    REACTIONS,
-    Attempt,
-    FailureRecord,
-    HoldRecord,
-    LazyAttempts,
-    SimulationResult,
-    StealRecord,
-)
-from coschedule.sim.profile import (
-    _add,
-    _advance,
-    _earliest_fit,
-    _first_below,
-    _place,
-    summary_size,
-)
-
 from coschedule.heuristics.batch.engine import (
-    _compress_moving,
-    _room,
     _BLOCK,
     _CNT,
     _COMPL,
@@ -111,6 +86,7 @@ from coschedule.heuristics.batch.engine import (
     _close_hold,
     _compact_pool,
     _complete,
+    _compress_moving,
     _drop_node,
     _grow,
     _heap_pop,
@@ -118,9 +94,39 @@ from coschedule.heuristics.batch.engine import (
     _lowest_free,
     _occupied,
     _queue_insert,
+    _room,
     _start,
 )
-from coschedule.heuristics.batch.stealing_kernel import REASONS, _held_failed, _job_failed, _transfer, _wait, _wake
+from coschedule.heuristics.batch.stealing_kernel import (
+    REASONS,
+    _held_failed,
+    _job_failed,
+    _transfer,
+    _wait,
+    _wake,
+)
+from coschedule.jit import njit
+from coschedule.sim.engine import (
+    CHECKPOINTED,
+    COMPLETED,
+    FAILED,
+    INTERRUPTED,
+    REACTIONS,
+    Attempt,
+    FailureRecord,
+    HoldRecord,
+    LazyAttempts,
+    SimulationResult,
+    StealRecord,
+)
+from coschedule.sim.profile import (
+    _add,
+    _advance,
+    _earliest_fit,
+    _first_below,
+    _place,
+    summary_size,
+)
 
 __all__ = ["KERNEL_POLICIES", "simulate_kernel"]
 

@@ -31,9 +31,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from coschedule.jit import njit
-from coschedule.sim.profile import _add, _advance, _earliest_fit
-
 from coschedule.heuristics.batch.engine import (
     _BLOCK,
     _CHECKPOINTED,
@@ -91,6 +88,8 @@ from coschedule.heuristics.batch.engine import (
     _saved_count,
     _start,
 )
+from coschedule.jit import njit
+from coschedule.sim.profile import _add, _advance, _earliest_fit
 
 __all__: list[str] = []
 

@@ -8,6 +8,13 @@ the torus model (:mod:`coschedule.torus`) and the simulation core (:mod:`cosched
   campaigns call (its first name, ``coschedule.torus.run``, still imports it).
 """
 
-from .policies import PF_RULES, TORUS_POLICIES, FailureOracle, TorusScheduler, choose_partition, get_torus_policy
+from .policies import (
+    PF_RULES,
+    TORUS_POLICIES,
+    FailureOracle,
+    TorusScheduler,
+    choose_partition,
+    get_torus_policy,
+)
 
 __all__ = ["PF_RULES", "TORUS_POLICIES", "FailureOracle", "TorusScheduler", "choose_partition", "get_torus_policy"]

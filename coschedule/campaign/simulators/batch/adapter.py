@@ -38,7 +38,11 @@ import numpy as np
 from coschedule.campaign.sources import CampaignError, _crc, canonical_names, table_kwargs
 from coschedule.campaign.spec import SPEC_FORMAT, SPEC_VERSION
 from coschedule.campaign.store import ResultSchema
-from coschedule.campaign.workloads import WorkloadSource, describe_workloads, workload_source_from_dict
+from coschedule.campaign.workloads import (
+    WorkloadSource,
+    describe_workloads,
+    workload_source_from_dict,
+)
 
 if TYPE_CHECKING:  # coschedule.sim imports numba: not before a cell runs
     from coschedule.sim.workload import Workload

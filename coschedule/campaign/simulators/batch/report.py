@@ -319,9 +319,8 @@ def batch_figure(rows: Sequence[dict[str, Any]], title: str | None = None, *, ki
 
 
 def _flows_figure(rows: Sequence[dict[str, Any]], title: str | None) -> Any:
-    from coschedule.plot.batch import plot_flow_classes_rows
-
     from coschedule.campaign.sources import CampaignError
+    from coschedule.plot.batch import plot_flow_classes_rows
 
     acc: dict[tuple[str, str], list[dict[str, Any]]] = defaultdict(list)
     for r in rows:
@@ -354,9 +353,8 @@ def _ratio(a: float | None, b: float | None) -> float:
 
 
 def _ratios_figure(failing: Sequence[dict[str, Any]], baseline: str, others: Sequence[str], title: str | None) -> Any:
-    from coschedule.plot.batch import plot_flow_ratios
-
     from coschedule.campaign.sources import CampaignError
+    from coschedule.plot.batch import plot_flow_ratios
 
     panels = []
     for src in dict.fromkeys(r["source"] for r in failing):

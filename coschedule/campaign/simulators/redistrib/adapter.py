@@ -68,8 +68,8 @@ from coschedule.campaign.store import ResultSchema
 
 if TYPE_CHECKING:  # numba-compiled modules: not before a cell runs
     from coschedule.redistribution.model import MalleablePack, Resilience
-    from coschedule.sim.failures import FailureTrace
     from coschedule.redistribution.simulation import PackResult
+    from coschedule.sim.failures import FailureTrace
 
 __all__ = [
     "AXES",

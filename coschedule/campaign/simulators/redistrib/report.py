@@ -18,8 +18,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from coschedule.campaign.simulators.redistrib.adapter import AXES, VARIANTS
 from coschedule.campaign.report import render_tables
+from coschedule.campaign.simulators.redistrib.adapter import AXES, VARIANTS
 from coschedule.campaign.sources import CampaignError
 from coschedule.campaign.stats import student_ci
 

@@ -164,8 +164,8 @@ def simulate_torus_cell(cell: TorusCell, backend: str = "auto") -> dict[str, Any
     (``backend`` changes nothing: the torus has one event loop). A run the validator rejects
     raises :class:`~coschedule.errors.InvalidSchedule`, naming the cell, and writes nothing."""
     from coschedule.errors import InvalidSchedule
-    from coschedule.torus.metrics import torus_metrics
     from coschedule.heuristics.torus.run import run_torus
+    from coschedule.torus.metrics import torus_metrics
     from coschedule.torus.validate import validate_torus_run
 
     t0 = time.perf_counter()

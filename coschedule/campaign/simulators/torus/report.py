@@ -21,8 +21,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from coschedule.campaign.report import render_tables
-from coschedule.campaign.stats import student_ci, t975  # noqa: F401 (t975: the first layout exported it here)
 from coschedule.campaign.sources import CampaignError
+from coschedule.campaign.stats import student_ci, t975  # noqa: F401 (t975: the first layout exported it here)
 
 __all__ = ["FIGURES", "STATS", "TorusGroup", "format_torus_markdown", "format_torus_tables", "student_ci",
            "summarize_torus", "torus_figure"]
