@@ -3,10 +3,9 @@
 package's own code uses only the current module names, the old ones still import, and modules stay
 of a readable size.
 
-lint-imports reads the package from the file system. In a clone, ``exact/`` and ``heuristics/``
-sit beside ``coschedule/`` and become ``coschedule.exact`` and ``coschedule.heuristics`` only when
-installed (``package-dir`` in pyproject.toml), so the checks run on a copy of the sources laid out
-as they install.
+``lint-imports`` runs here as a developer runs it, from the root of the clone: there
+``coschedule/exact`` and ``coschedule/heuristics`` are links to the folders ``exact/`` and
+``heuristics/``, so the checkout has the layout the package installs with.
 """
 
 from __future__ import annotations
@@ -43,28 +42,23 @@ def _sources() -> dict[str, Path]:
     return out
 
 
-@pytest.fixture(scope="module")
-def installed_layout(tmp_path_factory) -> Path:
-    """A folder holding ``coschedule/`` as it installs (Python sources only)."""
-    top = tmp_path_factory.mktemp("layout")
-    for folder, installed in PARTS.items():
-        shutil.copytree(ROOT / folder, top / installed, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"),
-                        dirs_exist_ok=True)
-    return top
-
-
-def _lint_imports(layout: Path) -> subprocess.CompletedProcess[str]:
-    """``lint-imports`` with the repository's contracts on the package under ``layout``."""
+def _lint_imports(root: Path) -> subprocess.CompletedProcess[str]:
+    """``lint-imports`` run in ``root`` (it reads the contracts of ``root/pyproject.toml``)."""
     script = Path(sysconfig.get_path("scripts")) / "lint-imports"
     cmd = [str(script)] if script.exists() else [sys.executable, "-c",
                                                  "from importlinter.cli import lint_imports_command as m; m()"]
-    env = {**os.environ, "PYTHONPATH": str(layout), "COLUMNS": "250"}
-    return subprocess.run([*cmd, str(ROOT / "pyproject.toml"), "--no-cache"], cwd=layout, env=env,
-                          capture_output=True, text=True, timeout=600)
+    env = {**os.environ, "PYTHONPATH": str(root), "COLUMNS": "250"}
+    return subprocess.run([*cmd, "--no-cache"], cwd=root, env=env, capture_output=True, text=True, timeout=600)
 
 
-def test_lint_imports_keeps_every_contract(installed_layout):
-    out = _lint_imports(installed_layout)
+def test_the_clone_has_the_installed_layout():
+    for folder in ("exact", "heuristics"):
+        link = ROOT / "coschedule" / folder
+        assert link.is_symlink() and link.resolve() == (ROOT / folder).resolve(), link
+
+
+def test_lint_imports_keeps_every_contract():
+    out = _lint_imports(ROOT)
     assert out.returncode == 0, out.stdout + out.stderr
     assert " BROKEN" not in out.stdout and "0 broken" in out.stdout
     # every contract of the file was checked (a contract with a typo would not be)
@@ -75,11 +69,12 @@ def test_lint_imports_keeps_every_contract(installed_layout):
         assert f"{c['name']} KEPT" in out.stdout, c["name"]
 
 
-def test_lint_imports_catches_a_policy_imported_by_the_simulation_core(installed_layout, tmp_path):
+def test_lint_imports_catches_a_policy_imported_by_the_simulation_core(tmp_path):
     """The contracts can fail: the simulation core importing a policy breaks the layers (and makes
     a cycle), the campaign engine importing a simulator breaks its own contract."""
     layout = tmp_path / "broken"
-    shutil.copytree(installed_layout, layout)
+    shutil.copytree(ROOT / "coschedule", layout / "coschedule", ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copy(ROOT / "pyproject.toml", layout)
     with open(layout / "coschedule/sim/events.py", "a", encoding="utf-8") as fh:
         fh.write("\nfrom coschedule.heuristics.batch import policies  # noqa: E402,F401\n")
     with open(layout / "coschedule/campaign/run.py", "a", encoding="utf-8") as fh:
@@ -93,19 +88,14 @@ def test_lint_imports_catches_a_policy_imported_by_the_simulation_core(installed
     assert "the campaign simulators are independent KEPT" in out.stdout
 
 
-def test_no_module_imports_itself_back(installed_layout, monkeypatch):
+def test_no_module_imports_itself_back():
     """No cycle in the module graph, whatever the depth (the acyclic_siblings contract sees
     siblings only: a package's ``__init__`` and one of its modules importing each other too)."""
     import grimp
     import networkx as nx
 
-    monkeypatch.syspath_prepend(str(installed_layout))
-    for name in [m for m in sys.modules if m == "coschedule" or m.startswith("coschedule.")]:
-        monkeypatch.delitem(sys.modules, name)
-    try:
-        graph = grimp.build_graph("coschedule", cache_dir=None)
-    finally:
-        importlib.invalidate_caches()
+    assert Path(importlib.import_module("coschedule").__file__).parent == ROOT / "coschedule"
+    graph = grimp.build_graph("coschedule", cache_dir=None)
     g = nx.DiGraph()
     for m in graph.modules:
         for imported in graph.find_modules_directly_imported_by(m):
