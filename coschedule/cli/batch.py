@@ -18,9 +18,9 @@ from typing import Any
 import numpy as np
 
 from ..errors import CoscheduleError, InvalidInstance
-from ..sim.engine import SimulationResult
 from ..sim.failures import FailureTrace
 from ..sim.metrics import Summary
+from ..sim.result import SimulationResult
 from ..sim.workload import Workload
 from .common import (
     Formatter,

@@ -29,7 +29,7 @@ if TYPE_CHECKING:
     from matplotlib.axes import Axes
     from matplotlib.figure import Figure
 
-    from coschedule.sim.engine import SimulationResult
+    from coschedule.sim.result import SimulationResult
 
 
 __all__ = ["BATCH_DETAIL_ATTEMPTS", "BATCH_DETAIL_NODES", "plot_batch_run", "plot_flow_classes", "plot_flow_classes_rows", "plot_flow_ratios", "plot_sweep", "plot_utilization_parts"]

@@ -85,7 +85,7 @@ from typing import Any
 
 import numpy as np
 
-from .engine import SimulationResult
+from .result import SimulationResult
 from .jobs_csv import JobRecord
 
 __all__ = [

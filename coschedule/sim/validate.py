@@ -58,7 +58,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from ..errors import InvalidSchedule
-from .engine import Attempt, SimulationResult
+from .result import Attempt, SimulationResult
 from .failures import FailureTrace
 
 __all__ = ["RTOL", "validate_run"]

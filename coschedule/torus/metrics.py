@@ -33,7 +33,7 @@ import numpy as np
 
 from coschedule.torus.result import TorusRun
 
-from ..sim.engine import SimulationResult
+from ..sim.result import SimulationResult
 from ..sim.metrics import GAMMA
 
 __all__ = ["BSLD_RULES", "TorusMetrics", "capacity_parts", "job_times", "torus_metrics"]

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from coschedule.sim.engine import SimulationResult
+from coschedule.sim.result import SimulationResult
 from coschedule.sim.failures import FailureTrace
 from coschedule.sim.workload import Workload
 

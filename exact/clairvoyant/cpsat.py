@@ -37,7 +37,7 @@ from typing import Any
 
 from coschedule.errors import InvalidInstance
 from coschedule.results import ExactResult, Status
-from coschedule.sim.engine import SimulationResult
+from coschedule.sim.result import SimulationResult
 from coschedule.timelimit import Deadline, TimeLimitReached
 
 from ..mip import cpsat_solve

@@ -21,7 +21,7 @@ import numpy as np
 
 from coschedule.errors import InvalidInstance, InvalidSchedule
 from coschedule.sim.checkpointing import NO_CHECKPOINTING, Checkpointing
-from coschedule.sim.engine import SimulationResult
+from coschedule.sim.result import SimulationResult
 from coschedule.sim.failures import FailureTrace
 from coschedule.sim.validate import _close, _g, _tol  # the online validator's tolerances
 from coschedule.sim.workload import Workload

@@ -106,7 +106,7 @@ from coschedule.heuristics.batch.stealing_kernel import (
     _wake,
 )
 from coschedule.jit import njit
-from coschedule.sim.engine import (
+from coschedule.sim.result import (
     CHECKPOINTED,
     COMPLETED,
     FAILED,

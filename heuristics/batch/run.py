@@ -12,7 +12,8 @@ from typing import Any
 import numpy as np
 
 from coschedule.sim.checkpointing import Checkpointing
-from coschedule.sim.engine import Policy, Simulation, SimulationResult
+from coschedule.sim.engine import Policy, Simulation
+from coschedule.sim.result import SimulationResult
 from coschedule.sim.failures import FailureTrace, poisson_failures
 from coschedule.sim.workload import Workload
 

@@ -50,7 +50,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from coschedule.sim.checkpointing import StopPoint
-from coschedule.sim.engine import INTERRUPTED, PRIORITY_FAILED, Instant, Simulation
+from coschedule.sim.engine import PRIORITY_FAILED, Instant, Simulation
+from coschedule.sim.result import INTERRUPTED
 
 from .backfilling import Conservative
 
