@@ -90,7 +90,8 @@ def _check_options(args: argparse.Namespace) -> None:
         raise CoscheduleError("--optimal needs integer failure times: give the failures in a file (--failures FILE), "
                               "not drawn (--node-mtbf alone)")
     given_flags = (("--downtime", args.downtime is not None),
-                   ("--known-downtime" if args.knows_downtime else "--unknown-downtime", args.knows_downtime is not None))
+                   ("--known-downtime" if args.knows_downtime else "--unknown-downtime", args.knows_downtime is not None),
+                   ("--release", args.release is not None))
     for flag, given in given_flags:
         if given and not failures:
             raise CoscheduleError(f"{flag} applies to failures: give --failures FILE or --node-mtbf S")
@@ -244,6 +245,7 @@ def cmd_batch(args: argparse.Namespace) -> int:
         downtime=args.downtime or 0.0, checkpoint_cost=args.checkpoint_cost or 0.0,
         recovery_cost=args.recovery_cost, final_checkpoint=args.final_checkpoint,
         knows_downtime=bool(args.knows_downtime), victim_tiebreak=args.victim_tiebreak,
+        release=args.release or "resubmission",
     )
     validate_run(result, failures=failures)
     summary = summarize(result, prune=args.prune, window=args.window)
@@ -270,6 +272,7 @@ def cmd_batch(args: argparse.Namespace) -> int:
         emit_json({
             "workload": workload.name, "jobs": workload.n, "nodes": workload.n_nodes, "dropped": workload.dropped,
             "policy": args.policy, "knows_downtime": bool(args.knows_downtime),
+            "release": args.release or "resubmission",
             "failures": {"file": args.failures, "node_mtbf": args.node_mtbf, "seed": args.seed,
                          "downtime": result.downtime},
             "checkpointing": {"cost": ck.cost, "recovery": ck.R, "final_checkpoint": ck.final_checkpoint},
@@ -337,6 +340,10 @@ def register(sub: Any) -> None:
     g.add_argument("--seed", type=int, default=None, metavar="K", help="seed of the drawn failures (default 0)")
     g.add_argument("--downtime", type=nonnegative_float, default=None, metavar="S",
                    help="a failed node is down for S seconds (default 0: it stays up)")
+    g.add_argument("--release", choices=("resubmission", "first"), default=None,
+                   help="a restarted job's release, for the queue order among failed jobs and node stealing's "
+                   "victims and criteria K2, K3: resubmission (the default: the instant it was submitted again, "
+                   "as the paper's Batsim) or first (its first submission)")
     known = g.add_mutually_exclusive_group()
     known.add_argument("--known-downtime", dest="knows_downtime", action="store_true", default=None,
                        help="the scheduler knows when a down node comes back and plans with it")

@@ -172,6 +172,12 @@ class Simulation:
         self.n = n
         # per job (Python lists: read and written one element at a time)
         self.submit: list[float] = workload.submit.tolist()
+        # the instant of the job's latest (re)submission ([Du2024] Algorithm 1 "submits the
+        # remaining part" of a failed or stolen-from job again): its first submission until it
+        # is put back in the queue (:meth:`requeue`) or restarted at once after a failure or a
+        # steal (:meth:`start` of a failed job holding nodes); a proactive checkpoint's resume
+        # and a migration continue the same submission. Policies read it or ``submit``.
+        self.release: list[float] = list(self.submit)
         self.procs: list[int] = workload.nodes.tolist()
         K, E, W, block = checkpointing.per_job(workload.length, workload.walltime, workload.nodes)
         self.checkpoints: list[int] = K.tolist()
@@ -254,7 +260,11 @@ class Simulation:
 
     # ------------------------------------------------------------------ actions
     def start(self, j: int, nodes: Sequence[int]) -> None:
-        """Start job ``j`` (waiting, or failed and holding nodes) now on ``nodes``."""
+        """Start job ``j`` (waiting, or failed and holding nodes) now on ``nodes``; a failed job
+        restarted so is resubmitted now (:attr:`release`)."""
+        self._start(j, nodes, resubmit=True)
+
+    def _start(self, j: int, nodes: Sequence[int], *, resubmit: bool) -> None:
         st = self.state[j]
         if st not in (WAITING, HELD):
             raise RuntimeError(f"job {self.workload.ids[j]} cannot start: it is not waiting")
@@ -268,6 +278,8 @@ class Simulation:
             self.node_job[kept[~np.isin(kept, idx)]] = -1
         self.node_job[idx] = j
         self.held[j] = held
+        if st == HELD and resubmit:
+            self.release[j] = self.now
         self.state[j] = RUNNING
         self.start_time[j] = self.now
         if math.isnan(self.first_start[j]):
@@ -312,7 +324,8 @@ class Simulation:
         return idx, held, own
 
     def requeue(self, j: int, priority: int = PRIORITY_FAILED) -> None:
-        """Put failed job ``j`` back in the queue with ``priority``; it releases its nodes."""
+        """Put failed job ``j`` back in the queue with ``priority``; it releases its nodes and is
+        resubmitted now (:attr:`release`)."""
         if self.state[j] != HELD:
             raise RuntimeError(f"job {self.workload.ids[j]} is not a failed job holding nodes")
         if j in self.holds:
@@ -322,6 +335,7 @@ class Simulation:
         self.held[j] = ()
         self.state[j] = WAITING
         self.priority[j] = int(priority)
+        self.release[j] = self.now
         if self._instant is not None and self.now == self._instant.now:
             self._instant.requeued.append(j)
 
@@ -344,7 +358,7 @@ class Simulation:
             self.exec[j] = self.migration_cost + self.length[j] - self.saved[j]
             self.wall[j] = self.migration_cost + self.wall_full[j] - self.saved[j]
         for j, nodes in moves.items():
-            self.start(j, nodes)
+            self._start(j, nodes, resubmit=False)
 
     # ------------------------------------------------------------------ node stealing
     def hold(self, j: int, until: float) -> None:
@@ -386,7 +400,7 @@ class Simulation:
         self.recovery[j] = 0.0
         self.exec[j] = self.length[j] - self.saved[j]
         self.wall[j] = self.wall_full[j] - self.saved[j]
-        self.start(j, nodes)
+        self._start(j, nodes, resubmit=False)
 
     def steal(self, failed: int, victim: int, count: int, *, decided: float, timing: int) -> tuple[int, ...]:
         """Give ``count`` nodes of ``victim`` to ``failed`` now ([Du2024] Algorithm 1): the

@@ -6,8 +6,13 @@ event loop (:mod:`coschedule.sim.engine`) and availability profile
 Shared rules
 ------------
 * **Queue order.** Waiting jobs by restart priority first (3: failed, 2: node-stealing victim,
-  1: regular; [Du2024] §4.2), then by *first* submission (a failed job keeps its place among
-  failed jobs by when it was first submitted, not by when it failed), then by workload order.
+  1: regular; [Du2024] §4.2), then by release, then by workload order. ``release`` says what a
+  restarted job's release is. ``"resubmission"`` (default): the instant it was last submitted
+  again, at its failure or when it was stolen from (``Simulation.release``). [Du2024] Algorithm 1
+  "submit[s] the remaining part" of the job, and in Batsim/batsched, where the paper's
+  simulations ran (§5.1), that part is a new job submitted then; §4.1 sorts failed jobs "by
+  non-decreasing arrival time". ``"first"``: its first submission, as if it kept its place. The
+  same release orders node stealing's victims and decides K2 and K3 (:mod:`.stealing`).
 * **Nodes.** A starting job takes the lowest-index nodes that are up and idle.
 * **A failed job** ([Du2024] §4.1, §2): when a node that is up and idle can replace the failed
   one, the job restarts at once on its surviving nodes plus the lowest-index such node (it keeps
@@ -47,7 +52,10 @@ import math
 from coschedule.sim.engine import PRIORITY_FAILED, Instant, Simulation
 from coschedule.sim.profile import AvailabilityProfile
 
-__all__ = ["BACKFILLING_POLICIES", "EASY", "FCFS", "Conservative", "QueuePolicy"]
+__all__ = ["BACKFILLING_POLICIES", "EASY", "FCFS", "RELEASES", "Conservative", "QueuePolicy"]
+
+#: values of the policies' ``release`` option (module docstring); the first is the default
+RELEASES = ("resubmission", "first")
 
 
 class QueuePolicy:
@@ -55,18 +63,23 @@ class QueuePolicy:
 
     name = "queue"
 
-    def __init__(self, *, knows_downtime: bool = False) -> None:
+    def __init__(self, *, knows_downtime: bool = False, release: str = RELEASES[0]) -> None:
+        if release not in RELEASES:
+            raise ValueError(f"release must be one of {', '.join(RELEASES)}, got {release!r}")
         self.knows_downtime = bool(knows_downtime)
-        self.queue: list[tuple[int, float, int]] = []  # (-priority, first submit, job), sorted
+        self.release = release
+        self.queue: list[tuple[int, float, int]] = []  # (-priority, release, job), sorted
 
     def __repr__(self) -> str:
-        return f"{type(self).__name__}(knows_downtime={self.knows_downtime})"
+        return f"{type(self).__name__}(knows_downtime={self.knows_downtime}, release={self.release!r})"
 
     def reset(self, sim: Simulation) -> None:
         self.queue = []
+        #: each job's release as this policy reads it (module docstring)
+        self.released: list[float] = sim.release if self.release == "resubmission" else sim.submit
 
     def _enqueue(self, sim: Simulation, j: int) -> None:
-        bisect.insort(self.queue, (-sim.priority[j], sim.submit[j], j))
+        bisect.insort(self.queue, (-sim.priority[j], self.released[j], j))
 
     def job_failed(self, sim: Simulation, job: int, node: int) -> None:
         spare = sim.lowest_free(1)

@@ -59,8 +59,8 @@ _PROCS, _K = 0, 1
 _SUBMIT, _WORK, _LENGTH, _WALLFULL, _BLOCK = range(5)
 # counters
 (_NRUN, _FREE, _POOL, _HSIZE, _SEQ, _WSIZE, _WSEQ, _QLEN, _NA, _NS, _NH, _NP, _NHOLD, _NREQ, _STOLE,
- _ERR) = range(16)
-_NC = 16
+ _ERR, _RESUB) = range(17)
+_NC = 17  # _RESUB: 1 if a restarted job's release is its resubmission (cf[_SUBMIT] then moves)
 # errors: the reference raises a RuntimeError there (the kernel stops and the wrapper raises)
 _E_NODES, _E_STEAL, _E_NO_PROACTIVE, _E_HELD, _E_NO_EVENT = 1, 2, 3, 4, 5
 ERRORS = {
@@ -289,6 +289,8 @@ def _start(j: int, now: float, extra: np.ndarray, nextra: int, J, node_job: np.n
     c[_POOL] = noff + k
     ji[_OFF, j] = noff
     ji[_CNT, j] = k
+    if ji[_STATE, j] == _HELD and c[_RESUB]:  # a failed job restarted at once is resubmitted now
+        J[3][_SUBMIT, j] = now
     ji[_STATE, j] = _RUNNING
     jf[_START, j] = now
     if math.isnan(jf[_FIRST, j]):
@@ -421,6 +423,8 @@ def _requeue(j: int, now: float, priority: int, J, node_job: np.ndarray, up: np.
     ji[_CNT, j] = 0
     ji[_STATE, j] = _WAITING
     ji[_PRIO, j] = priority
+    if c[_RESUB]:
+        J[3][_SUBMIT, j] = now
     c[_NREQ] += 1
 
 

@@ -70,6 +70,7 @@ from coschedule.heuristics.batch.engine import (
     _PRIO,
     _PROCS,
     _QLEN,
+    _RESUB,
     _RUNNING,
     _RUNPOS,
     _START,
@@ -106,6 +107,7 @@ from coschedule.heuristics.batch.stealing_kernel import (
     _wake,
 )
 from coschedule.jit import njit
+from coschedule.sim.profile import _add, _advance, _earliest_fit, _first_below, _place, summary_size
 from coschedule.sim.result import (
     CHECKPOINTED,
     COMPLETED,
@@ -118,14 +120,6 @@ from coschedule.sim.result import (
     LazyAttempts,
     SimulationResult,
     StealRecord,
-)
-from coschedule.sim.profile import (
-    _add,
-    _advance,
-    _earliest_fit,
-    _first_below,
-    _place,
-    summary_size,
 )
 
 __all__ = ["KERNEL_POLICIES", "simulate_kernel"]
@@ -155,7 +149,8 @@ def _simulate(
     fail_t: np.ndarray, fail_n: np.ndarray, downtime: float,
 ):
     """One run (module docstring). ``prm``: timing, victim rule, criterion, run-time tie-break,
-    ``knows_downtime``, ``N`` (:mod:`.stealing_kernel`); ``work`` the lengths, ``length`` and
+    ``knows_downtime``, ``N`` (:mod:`.stealing_kernel`), the release reading (1: resubmission,
+    ``cf[_SUBMIT]`` then moves at each restart); ``work`` the lengths, ``length`` and
     ``wall_full`` extended by the checkpoints, ``block`` ``T + C`` and ``K`` the checkpoints per
     job (the reference's numbers), ``cost`` C, ``R`` the recovery, ``final`` the final
     checkpoint of eq. (1)."""
@@ -197,6 +192,7 @@ def _simulate(
     start_time = jf[_START]
     c = np.zeros(_NC, dtype=np.int64)
     c[_FREE] = N
+    c[_RESUB] = prm[6]
     # the jobs that hold nodes hold at most N of them: the pool is compacted beyond a few N
     pool_limit = 2 * N + 1024
     pool = np.empty(2 * pool_limit, dtype=np.int64)
@@ -546,22 +542,25 @@ def _policy_code(policy: str) -> tuple[int, int, int, int]:
 
 
 def simulate_kernel(workload, policy: str, *, failures, downtime: float, checkpointing, knows_downtime: bool = False,
-                    n_nodes: int | None = None, victim_tiebreak: str = "release") -> SimulationResult:
+                    n_nodes: int | None = None, victim_tiebreak: str = "release",
+                    release: str = "resubmission") -> SimulationResult:
     """The run of :class:`coschedule.sim.engine.Simulation` with the policy ``policy`` (a name
-    of :data:`KERNEL_POLICIES`; ``victim_tiebreak`` for node stealing), computed by the compiled
-    kernel (module docstring)."""
+    of :data:`KERNEL_POLICIES`; ``victim_tiebreak`` for node stealing; ``release`` as the
+    policies' option), computed by the compiled kernel (module docstring)."""
     from coschedule.sim.engine import Simulation
 
     code, timing, victim, criterion = _policy_code(policy)
     if victim_tiebreak not in ("release", "runtime"):
         raise ValueError(f"node stealing: victim_tiebreak must be one of release, runtime, got {victim_tiebreak!r}")
+    if release not in ("resubmission", "first"):
+        raise ValueError(f"release must be one of resubmission, first, got {release!r}")
     # the same per-job numbers as the reference, computed by the same code
     sim = Simulation(workload, _NoPolicy(), failures=failures, downtime=downtime, checkpointing=checkpointing,
                      n_nodes=n_nodes)
     workload = sim.workload
     N = sim.n_nodes
-    prm = np.array([timing, victim, criterion, int(victim_tiebreak == "runtime"), int(bool(knows_downtime)), N],
-                   dtype=np.int64)
+    prm = np.array([timing, victim, criterion, int(victim_tiebreak == "runtime"), int(bool(knows_downtime)), N,
+                    int(release == "resubmission")], dtype=np.int64)
     out = _simulate(
         code, prm, N, workload.submit.astype(np.float64), workload.nodes.astype(np.int64),
         workload.length.astype(np.float64), np.array(sim.length), np.array(sim.wall_full), np.array(sim.block),

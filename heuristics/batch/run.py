@@ -13,8 +13,8 @@ import numpy as np
 
 from coschedule.sim.checkpointing import Checkpointing
 from coschedule.sim.engine import Policy, Simulation
-from coschedule.sim.result import SimulationResult
 from coschedule.sim.failures import FailureTrace, poisson_failures
+from coschedule.sim.result import SimulationResult
 from coschedule.sim.workload import Workload
 
 __all__ = ["BACKENDS", "failure_horizon", "make_policy", "run_batch"]
@@ -81,6 +81,7 @@ def run_batch(
     backend: str = "auto",
     n_nodes: int | None = None,
     victim_tiebreak: str | None = None,
+    release: str = "resubmission",
 ) -> SimulationResult:
     """Simulate ``policy`` on ``workload``.
 
@@ -94,6 +95,11 @@ def run_batch(
     jobs of the fewest nodes: ``"release"`` (the latest released, default) or ``"runtime"`` (the
     one running for the shortest time).
 
+    ``release``: what a restarted job's release is, for the queue order and node stealing's
+    victims, K2 and K3 (:mod:`coschedule.heuristics.batch.backfilling`): ``"resubmission"``
+    (default: the instant it was submitted again, as Batsim does for [Du2024]) or ``"first"``
+    (its first submission). A policy object brings its own.
+
     ``backend``: ``"reference"`` runs the event loop :class:`~coschedule.sim.engine.Simulation`
     with the policy object; ``"kernel"`` the compiled kernel of the built-in policies -- FCFS,
     EASY, conservative backfilling and the 19 node-stealing policies
@@ -106,7 +112,8 @@ def run_batch(
     mtbf = math.inf if node_mtbf is None else float(node_mtbf)
     ck = Checkpointing(cost=float(checkpoint_cost), recovery=recovery_cost, node_mtbf=mtbf,
                        final_checkpoint=final_checkpoint)
-    options: dict[str, Any] = {} if not isinstance(policy, str) else {"knows_downtime": knows_downtime}
+    options: dict[str, Any] = {} if not isinstance(policy, str) else {"knows_downtime": knows_downtime,
+                                                                       "release": release}
     if victim_tiebreak is not None:
         if not isinstance(policy, str) or not _is_stealing(policy):
             raise ValueError(f"victim_tiebreak is an option of the node-stealing policies, not of {policy!r}")
@@ -121,7 +128,7 @@ def run_batch(
             make_policy(policy, **options)  # an unknown name or option fails here, as with the reference
             return simulate_kernel(workload, policy, failures=trace, downtime=downtime, checkpointing=ck,
                                    knows_downtime=knows_downtime, n_nodes=n_nodes,
-                                   victim_tiebreak=victim_tiebreak or "release")
+                                   victim_tiebreak=victim_tiebreak or "release", release=release)
         return Simulation(workload, make_policy(policy, **options), failures=trace, downtime=downtime,
                           checkpointing=ck, n_nodes=n_nodes).run()
 

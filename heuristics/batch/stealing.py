@@ -9,8 +9,9 @@ takes a node of the victim for the failed job, at a time given by choice ``x``:
 * **Victim** ``y`` (§4.2, §7.1). V1: among the running jobs with the fewest nodes, the one
   released latest; V2: the one released latest, then the fewest nodes. Between jobs equal on
   both keys, the one later in queue order (higher workload index): the §3 toy example needs
-  J2, not J1. A job's release is its *first* submission, also after a restart (the order of
-  the queue). ``victim_tiebreak="runtime"`` breaks V1's ties by the shortest running time
+  J2, not J1. A job's release is read as the queue reads it (the ``release`` option of
+  :mod:`.backfilling`): by default the instant of its latest resubmission, after a failure or
+  a steal; with ``release="first"`` its first submission. ``victim_tiebreak="runtime"`` breaks V1's ties by the shortest running time
   instead (the latest start of the current attempt; the introduction's "has been running for
   the shortest time"). Never a victim: a job already chosen as one, or suspended for its
   proactive checkpoint.
@@ -55,7 +56,7 @@ from coschedule.sim.result import INTERRUPTED
 
 from .backfilling import Conservative
 
-__all__ = ["NodeStealing", "STEALING_POLICIES", "stealing_policy"]
+__all__ = ["STEALING_POLICIES", "NodeStealing", "stealing_policy"]
 
 TIEBREAKS = ("release", "runtime")
 
@@ -80,8 +81,8 @@ class NodeStealing(Conservative):
     """
 
     def __init__(self, timing: int = 1, victim: int = 1, criterion: int = 1, *, knows_downtime: bool = False,
-                 victim_tiebreak: str = "release") -> None:
-        super().__init__(knows_downtime=knows_downtime)
+                 victim_tiebreak: str = "release", release: str = "resubmission") -> None:
+        super().__init__(knows_downtime=knows_downtime, release=release)
         for what, v, top in (("timing", timing, 3), ("victim", victim, 2), ("criterion", criterion, 3)):
             if v not in range(1, top + 1):
                 raise ValueError(f"node stealing: {what} must be 1..{top}, got {v!r}")
@@ -94,7 +95,8 @@ class NodeStealing(Conservative):
 
     def __repr__(self) -> str:
         return (f"NodeStealing(timing={self.timing}, victim={self.victim}, criterion={self.criterion}, "
-                f"knows_downtime={self.knows_downtime}, victim_tiebreak={self.victim_tiebreak!r})")
+                f"knows_downtime={self.knows_downtime}, victim_tiebreak={self.victim_tiebreak!r}, "
+                f"release={self.release!r})")
 
     def reset(self, sim: Simulation) -> None:
         super().reset(sim)
@@ -206,7 +208,7 @@ class NodeStealing(Conservative):
     # ------------------------------------------------------------------ choices
     def choose_victim(self, sim: Simulation, failed: int) -> int:
         """The victim by choice V1 or V2 (module docstring); -1 when no job can be one."""
-        procs, submit = sim.procs, sim.submit
+        procs, submit = sim.procs, self.released
         best, key = -1, None
         for v in sim.running:
             if v in self.victims or v in sim.paused:
@@ -225,7 +227,7 @@ class NodeStealing(Conservative):
         if self.criterion == 1:
             return sim.procs[victim] < sim.procs[failed]
         if self.criterion == 2:
-            return sim.submit[victim] > sim.submit[failed]
+            return self.released[victim] > self.released[failed]
         steal, wait = self.estimate(sim, failed, victim, stop)
         return max(steal) < max(wait)
 
@@ -245,7 +247,7 @@ class NodeStealing(Conservative):
         prof = self._occupied(sim)
         pf, pv = sim.procs[failed], sim.procs[victim]
         wf, wv = sim.wall[failed], sim.wall[victim]
-        sf, sv = sim.submit[failed], sim.submit[victim]
+        sf, sv = self.released[failed], self.released[victim]
         end_v = sim.start_time[victim] + wv
         at = prof.earliest_fit(pf, wf)
         wait = (at + wf - sf, end_v - sv)
@@ -267,8 +269,10 @@ def _make(name: str) -> type[NodeStealing]:
     class Variant(NodeStealing):
         __doc__ = f"Node stealing {name.upper()}: timing T{x}, victim V{y}, criterion K{z} ([Du2024] §7)."
 
-        def __init__(self, *, knows_downtime: bool = False, victim_tiebreak: str = "release") -> None:
-            super().__init__(x, y, z, knows_downtime=knows_downtime, victim_tiebreak=victim_tiebreak)
+        def __init__(self, *, knows_downtime: bool = False, victim_tiebreak: str = "release",
+                     release: str = "resubmission") -> None:
+            super().__init__(x, y, z, knows_downtime=knows_downtime, victim_tiebreak=victim_tiebreak,
+                             release=release)
 
     Variant.__name__ = Variant.__qualname__ = name.upper()
     return Variant

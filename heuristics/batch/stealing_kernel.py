@@ -428,7 +428,9 @@ def _resume(v: int, now: float, R: float, J, node_job: np.ndarray, pool: np.ndar
     jf[_RECOV, v] = 0.0
     jf[_EXE, v] = cf[_LENGTH, v] - jf[_SAVED, v]
     jf[_WALL, v] = cf[_WALLFULL, v] - jf[_SAVED, v]
+    release = cf[_SUBMIT, v]  # it goes on: the same submission
     _start(v, now, buf, 0, J, node_job, pool, running, EV, c)
+    cf[_SUBMIT, v] = release
 
 
 @njit(cache=True)

@@ -126,6 +126,9 @@ def test_known_downtime_and_transient_failures(capsys):
     known = run_json(capsys, *TOY_RUN, "--known-downtime")
     assert known["knows_downtime"] is True and known["flows"] == default["flows"]  # the toy: same flows
     assert run_json(capsys, *TOY_RUN, "--unknown-downtime") == default
+    assert default["release"] == "resubmission"
+    first = run_json(capsys, *TOY_RUN, "--release", "first")
+    assert first["release"] == "first" and first["flows"] == default["flows"]  # one failure: nothing to order
     transient = run_json(capsys, "batch", TOY, "--policy", "conservative", "--failures", TOY_FAILURES)
     assert transient["failures"]["downtime"] == 0 and transient["flows"]["J3"] == 11.0  # restarted at once
 
@@ -440,6 +443,8 @@ def test_unknown_policy_and_missing_files(capsys, tmp_path):
     (["--downtime", "5"], "--downtime applies to failures"),
     (["--unknown-downtime"], "--unknown-downtime applies to failures"),
     (["--known-downtime"], "--known-downtime applies to failures"),
+    (["--release", "first"], "--release applies to failures"),
+    (["--release", "latest", "--node-mtbf", "9"], "argument --release: invalid choice: 'latest'"),
     (["--known-downtime", "--unknown-downtime", "--node-mtbf", "9"], "not allowed with argument --known-downtime"),
     (["--node-mtbf", "0"], "argument --node-mtbf: expected a positive number, got 0"),
     (["--downtime", "-1", "--node-mtbf", "9"], "argument --downtime: expected a number >= 0, got -1"),

@@ -387,6 +387,7 @@ def test_rigid_spec_may_say_its_simulator():
         ({"classes": (8, 4)}, "classes: size class boundaries must increase, got 8 then 4"),
         ({"window": (10.0, 5.0)}, "window must have start < end"),
         ({"gamma": 0.0}, "gamma must be a finite number > 0"),
+        ({"release": "latest"}, "release must be one of resubmission, first, got 'latest'"),
         ({"node_mtbf": (50.0,), "checkpoint_cost": (0.0,)}, r"expects .* restarts per run at node_mtbf = 50 s"),
         ({"sources": (SwfWorkload(path="no-such.swf", name="x"),)}, "path = 'no-such.swf': no such trace"),
     ],
@@ -407,6 +408,7 @@ def test_bad_specs_fail_before_any_work(tmp_path, change, message):
         ('simulator = "batch"\npolicies = ["easy"]\n[[source]]\nkind = "swf"\ndays = 2\n', "an swf source needs path"),
         ('simulator = "batch"\npolicies = ["easy"]\n[[source]]\nkind = "synthetic"\n', "needs generator"),
         ('simulator = "batch"\nseeds = "three"\n', "seeds must be an integer"),
+        ('simulator = "batch"\nrelease = 1\n', "release must be"),
     ],
 )
 def test_bad_toml(tmp_path, text, message):

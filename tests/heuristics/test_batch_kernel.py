@@ -59,12 +59,12 @@ def workloads(draw):
 
 
 @given(workloads(), st.sampled_from(POLICIES), st.sampled_from([0.0, 3.0, 25.0]), st.booleans(),
-       st.sampled_from([0.0, 1.5]), st.booleans())
-def test_the_kernel_replays_the_reference(case, policy, downtime, knows, cost, final):
+       st.sampled_from([0.0, 1.5]), st.booleans(), st.sampled_from(["resubmission", "first"]))
+def test_the_kernel_replays_the_reference(case, policy, downtime, knows, cost, final, release):
     w, trace = case
     ck = dict(checkpoint_cost=cost, node_mtbf=400.0, recovery_cost=None if cost else 0.5,
               final_checkpoint=final) if cost else dict(recovery_cost=0.5)
-    _same(w, policy, failures=trace, downtime=downtime, knows_downtime=knows, **ck)
+    _same(w, policy, failures=trace, downtime=downtime, knows_downtime=knows, release=release, **ck)
 
 
 @pytest.mark.parametrize("policy", POLICIES)
@@ -96,7 +96,8 @@ def stealing_case(seed: int):
     (known to the scheduler or not), checkpoints of 0 (none), 1, 2 or 4 with a recovery of C or of
     0, 1 or 3 and sometimes the final checkpoint of eq. (1), V1's tie-break by release or by
     running time; times integral half the time (ties between ends, the ends of checkpoints and
-    failures, several failures at one instant), floats otherwise."""
+    failures, several failures at one instant), floats otherwise; a restarted job's release its
+    resubmission or (40 %) its first submission."""
     rng = np.random.default_rng(seed)
     N = int(rng.integers(3, 10))
     n = int(rng.integers(4, 13))
@@ -120,6 +121,7 @@ def stealing_case(seed: int):
                   recovery_cost=None if rng.random() < 0.5 else float(rng.choice([0.0, 1.0, 3.0])))
     if rng.random() < 0.3:
         kw["victim_tiebreak"] = "runtime"
+    kw["release"] = "first" if rng.random() < 0.4 else "resubmission"
     return w, kw
 
 
@@ -199,7 +201,8 @@ def test_the_kernel_replays_node_stealing_on_a_real_trace():
     part = Workload(ids=w.ids[a:b], submit=w.submit[a:b] - w.submit[a], nodes=w.nodes[a:b],
                     walltime=w.walltime[a:b], length=w.length[a:b], n_nodes=w.n_nodes)
     seen: Counter = Counter()
-    for policy, extra in (("sfsj", {}), ("h213", {}), ("h323", {"victim_tiebreak": "runtime"})):
+    for policy, extra in (("sfsj", {}), ("h213", {}), ("h323", {"victim_tiebreak": "runtime"}),
+                          ("h112", {"release": "first"}), ("h113", {})):
         r = _same(part, policy, node_mtbf=30 * 3600.0, seed=3, downtime=3600.0, checkpoint_cost=300.0, **extra)
         _tally(r, seen)
     for what in ("steal at once", "T2 steal after a wait", "T3 steal after a wait", "the victim failed"):

@@ -431,6 +431,29 @@ def test_k1_and_k2():
     assert run100("h111", same, trace(2, (40, 0))).steals == ()
 
 
+@pytest.mark.parametrize("backend", ["reference", "kernel"])
+def test_a_restarted_jobs_release_under_both_readings(backend):
+    """5 nodes: A (1 node, released 0) on node 0, B (1 node, released 5) on 1, C (2 nodes,
+    released 6) on 2-3. A fails at 10 and restarts at once on the spare node 4: resubmitted at
+    10. C fails at 20 and no node is free. V1 (fewest nodes, latest release) picks A when a
+    restarted job's release is its resubmission (10 > 5), B when it is its first submission
+    (5 > 0). K2 (H112) steals from A (released 10, after C's 6) but not from B (5 < 6)."""
+    w = workload(5, (0, 1, 200, 100), (5, 1, 200, 100), (6, 2, 200, 100))
+    tr = trace(5, (10, 0), (20, 2))
+    victims = {}
+    for release in ("resubmission", "first"):
+        for policy in ("sfsj", "h112"):
+            r = run_batch(w, policy, failures=tr, downtime=1000.0, release=release, backend=backend)
+            validate_run(r, failures=tr)
+            assert [f.reaction for f in r.failures] == ["spare", "steal" if (policy, release) != ("h112", "first")
+                                                         else "wait"]
+            victims[policy, release] = [w.ids[s.victim] for s in r.steals]
+    assert victims == {("sfsj", "resubmission"): ["A"], ("h112", "resubmission"): ["A"],
+                       ("sfsj", "first"): ["B"], ("h112", "first"): []}
+    with pytest.raises(ValueError, match="release must be one of resubmission, first"):
+        run_batch(w, "sfsj", failures=tr, release="latest", backend=backend)
+
+
 # ----------------------------------------------------------------------------- properties
 
 

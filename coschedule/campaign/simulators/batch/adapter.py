@@ -160,6 +160,7 @@ class BatchCell:
     knows_downtime: bool = False
     final_checkpoint: bool = False
     metrics: MetricOptions = MetricOptions()
+    release: str = "resubmission"
 
 
 def _num(x: float) -> str:
@@ -192,7 +193,7 @@ def simulate_batch_cell(cell: BatchCell, backend: str = "auto") -> dict[str, Any
     result = run_batch(cell.workload, cell.policy, node_mtbf=cell.node_mtbf, seed=cell.seed,
                        downtime=cell.downtime, checkpoint_cost=cell.checkpoint_cost,
                        recovery_cost=cell.recovery_cost, final_checkpoint=cell.final_checkpoint,
-                       knows_downtime=cell.knows_downtime, backend="reference" if backend == "reference" else "auto")
+                       knows_downtime=cell.knows_downtime, release=cell.release, backend="reference" if backend == "reference" else "auto")
     metrics = _jsonable(batch_metrics(result, cell.metrics))
     row: dict[str, Any] = {
         "id": cell.id, "source": cell.source, "workload": cell.workload_key, "jobs": cell.workload.n,
@@ -264,7 +265,8 @@ class BatchSpec:
     platform MTBFs in seconds, each giving every workload the node MTBF ``platform_mtbf x N``
     (its own node count: the paper's "MTBF of the platform", [Du2024] §5.2); ``recovery_cost``
     ``None``: R = C. ``seeds``: failure traces per failure setting (indices ``0 .. seeds-1``).
-    ``knows_downtime`` and ``final_checkpoint`` go to :func:`~coschedule.heuristics.batch.run.run_batch`;
+    ``knows_downtime``, ``final_checkpoint`` and ``release`` (a restarted job's release:
+    ``"resubmission"``, the default, or ``"first"``) go to :func:`~coschedule.heuristics.batch.run.run_batch`;
     ``classes``, ``prune``, ``window`` and ``gamma`` to :func:`coschedule.sim.metrics.summarize`
     (:class:`MetricOptions`).
     ``max_restarts`` refuses (before any work) a grid where some job expects more restarts per
@@ -286,6 +288,7 @@ class BatchSpec:
     name: str = "campaign"
     knows_downtime: bool = False
     final_checkpoint: bool = False
+    release: str = "resubmission"
     classes: tuple[int, ...] | None = None
     prune: float = 0.2
     window: tuple[float, float] | None = None
@@ -303,6 +306,8 @@ class BatchSpec:
             low = 1 if key == "seeds" else 0
             if isinstance(v, bool) or not isinstance(v, int) or v < low:
                 raise CampaignError(f"{key} must be an integer >= {low}, got {v!r}")
+        if self.release not in ("resubmission", "first"):
+            raise CampaignError(f"release must be one of resubmission, first, got {self.release!r}")
         if not (self.max_restarts > 0):
             raise CampaignError(f"max_restarts must be > 0, got {self.max_restarts!r}")
         if not self.sources:
@@ -324,7 +329,7 @@ class BatchSpec:
             recovery_cost=tuple(sorted({None if r is None else _number(r, "recovery_cost") for r in self.recovery_cost},
                                        key=lambda r: -1.0 if r is None else r)),
             seeds=self.seeds, seed=self.seed, name=self.name, knows_downtime=bool(self.knows_downtime),
-            final_checkpoint=bool(self.final_checkpoint), **_metric_options(self),
+            final_checkpoint=bool(self.final_checkpoint), release=self.release, **_metric_options(self),
             max_restarts=float(self.max_restarts),
         )
 
@@ -390,6 +395,7 @@ class BatchSpec:
         """The grid, lazily, workload by workload (each loaded or generated once), the runs with
         the most failures (lowest MTBF) first."""
         common: dict[str, Any] = {"knows_downtime": self.knows_downtime, "final_checkpoint": self.final_checkpoint,
+                                  "release": self.release,
                                   "metrics": MetricOptions(self.classes, self.prune, self.window, self.gamma)}
         for ref in self.workloads():
             for m in self._failing(ref.workload):
@@ -448,6 +454,7 @@ class BatchSpec:
             "recovery_cost": list(self.recovery_cost),
             "knows_downtime": self.knows_downtime,
             "final_checkpoint": self.final_checkpoint,
+            "release": self.release,
             "classes": None if self.classes is None else list(self.classes),
             "prune": self.prune,
             "window": None if self.window is None else list(self.window),
@@ -485,7 +492,7 @@ def batch_spec_from_dict(data: Any, where: str = "spec", base: str | Path = ".",
     known = {f.name for f in fields(BatchSpec)} | {"source", "simulator"}
     known.discard("sources")
     kw = table_kwargs(data, where, known, (*_GRID_KEYS, "classes", "window"),
-                      (("seeds", int), ("seed", int), ("name", str), ("knows_downtime", bool),
+                      (("seeds", int), ("seed", int), ("name", str), ("knows_downtime", bool), ("release", str),
                        ("final_checkpoint", bool), ("prune", (int, float)), ("gamma", (int, float)),
                        ("max_restarts", (int, float))), what=" for a batch campaign")
     kw.pop("simulator", None)
