@@ -24,7 +24,9 @@ The scheduler (shared)
   head, as estimated (failures are not foreseen). Down nodes stay occupied in the projection. A
   head that cannot fit even then (nodes down) reserves nothing: later jobs start wherever they
   fit.
-* **Migration** (off by default; Krevat's option, §3.2: checkpoint, move, restart): when the head
+* **Migration** (on by default: §5.2.1, Balancing "is based on the FCFS scheduler for BG/L [11],
+  including backfilling and migration"; §3.2: "The scheduler is able to migrate jobs around the
+  torus" by checkpoint, move, restart; ``migration=False`` for Krevat's FCFS without it): when the head
   has no free partition although enough units are free, the scheduler re-places every running job
   and then the head on the torus with only its down units occupied -- the largest jobs first
   (then by arrival), each by the placement rule below, a running job's predictor window being
@@ -133,8 +135,8 @@ class TorusScheduler:
     backfill : bool
         EASY backfilling with a reserved partition (default True); False: strict FCFS.
     migration : bool
-        Re-place the running jobs when that lets the blocked head start (default False); the
-        cost of a move is the simulation's ``migration_cost``.
+        Re-place the running jobs when that lets the blocked head start (default True, the
+        paper's system, §5.2.1); the cost of a move is the simulation's ``migration_cost``.
     confidence : float
         ``a`` of the balancing predictor (``balancing`` only), in ``[0, 1]``.
     accuracy : float
@@ -150,7 +152,7 @@ class TorusScheduler:
     caches = True
 
     def __init__(self, dims: Sequence[int], placement: str = "fcfs", *, backfill: bool = True,
-                 migration: bool = False, confidence: float = 0.0, accuracy: float = 0.0, pf: str = "max",
+                 migration: bool = True, confidence: float = 0.0, accuracy: float = 0.0, pf: str = "max",
                  seed: Any = 0) -> None:
         self.dims: Dims = check_dims(dims)
         if placement not in TORUS_POLICIES:

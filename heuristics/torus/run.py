@@ -42,7 +42,7 @@ def run_torus(
     accuracy: float = 0.0,
     pf: str = "max",
     backfill: bool = True,
-    migration: bool = False,
+    migration: bool = True,
     migration_cost: float = 0.0,
 ) -> TorusRun:
     """Simulate the scheduler ``policy`` (``fcfs``, ``balancing``, ``tiebreak``) on the torus.
@@ -54,7 +54,9 @@ def run_torus(
     ``seed``, else none. ``downtime`` 0 (default) makes
     failures transient (§6.1): the job is lost, the node is available at once; ``D > 0`` keeps
     the node down ``D`` seconds (§7.1's "realistic" case). ``migration``: Krevat's migration
-    (:mod:`coschedule.heuristics.torus`), each move costing ``migration_cost`` seconds. The tie-breaking predictor's draws
+    (:mod:`coschedule.heuristics.torus`), each move costing ``migration_cost`` seconds; on by
+    default, as in the paper's system (§5.2.1: Balancing "is based on the FCFS scheduler for BG/L
+    [11], including backfilling and migration"), ``False`` for FCFS without it. The tie-breaking predictor's draws
     come from ``seed``'s own stream (not the failures'): seed 0 when no seed is given.
     """
     if isinstance(jobs, Workload):

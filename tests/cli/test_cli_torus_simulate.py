@@ -60,6 +60,26 @@ def test_metrics_match_the_library(capsys, log: Path) -> None:
     assert "30 failures (clustered, seed 3)" in text
 
 
+def test_migration_and_slowdown_time_options(capsys, log: Path) -> None:
+    """The defaults are the paper's system (migration, §5.2.1) and the slowdown over the run time
+    (§3.4); --no-migration and --bsld-time request give the other readings, as the library does."""
+    from coschedule.sim.workload import read_batsim
+
+    jobs = torus_workload(read_batsim(log), (2, 2, 4))
+    base = ["torus", "simulate", log, "--shape", "2x2x4", "--policy", "fcfs", "--failure-count", "30", "--seed", "2",
+            "--json"]
+    for flags, migration, time in (([], True, "run"), (["--no-migration", "--bsld-time", "request"], False, "request"),
+                                   (["--migration", "--bsld-time", "run"], True, "run")):
+        code, out, err = run(capsys, *base, *flags)
+        assert code == 0, err
+        got = json.loads(out)
+        lib = run_torus(jobs, "fcfs", failure_count=30, seed=2, migration=migration)
+        assert got["migration"] is migration and got["metrics"]["bounded_slowdown_time"] == time
+        assert got["metrics"] == pytest.approx(torus_metrics(lib, bsld_time=time).to_dict())
+    code, text, _ = run(capsys, *base[:-1], "--no-migration")
+    assert "no migration" in text and "max(run time, Γ)" in text and "mean response" in text
+
+
 def test_jobs_csv_partitions_and_replayed_failures(capsys, log: Path, tmp_path: Path) -> None:
     jobs_csv, drawn = tmp_path / "jobs.csv", tmp_path / "f.csv"
     base = ["torus", "simulate", log, "--shape", "2x2x4", "--policy", "tiebreak", "--accuracy", "0.7", "--json"]
@@ -110,7 +130,9 @@ def test_toy_by_name(capsys) -> None:
     (["--policy", "fcfs", "--shape", "0x2x2"], "torus shape '0x2x2'"),
     (["--policy", "fcfs", "--seed", "3"], "--seed draws failures: it needs --failure-count"),
     (["--policy", "fcfs", "--failures", TOY_FAILURES, "--failure-count", "3"], "not both"),
-    (["--policy", "fcfs", "--migration-cost", "3"], "--migration-cost applies to --migration"),
+    (["--policy", "fcfs", "--no-migration", "--migration-cost", "3"],
+     "--migration-cost applies to migration, which --no-migration turns off"),
+    (["--policy", "fcfs", "--bsld-time", "wall"], "argument --bsld-time: invalid choice: 'wall'"),
     (["--policy", "fcfs", "--plot-at", "3"], "--plot-at chooses the instant of --plot"),
     (["--policy", "best"], "invalid choice: 'best'"),
     (["--policy", "fcfs", "--unit", "0"], "--unit"),

@@ -76,6 +76,10 @@ def reference_db(tmp_path_factory) -> Path:
     ({"failure_model": "bursty"}, "failure_model must be one of clustered, uniform, got 'bursty'"),
     ({"pf": "min"}, "pf must be one of max, product, got 'min'"),
     ({"bsld": "mean"}, "bsld must be one of max, min, got 'mean'"),
+    ({"bsld_time": "wall"}, "bsld_time must be one of run, request, got 'wall'"),
+    ({"migration": "yes"}, "migration must be true, false or a list of them, got 'yes'"),
+    ({"migration": []}, "migration must be true, false or a list of them, got []"),
+    ({"migration": [True, 1]}, "migration must be true, false or a list of them, got [True, 1]"),
     ({"seeds": 0}, "seeds must be an integer >= 1, got 0"),
     ({"unit": 0}, "unit must be an integer >= 1, got 0"),
     ({"downtime": [-5]}, "downtime must be a finite number >= 0, got -5"),
@@ -105,10 +109,14 @@ def test_values_are_canonical_and_the_digest_ignores_the_name():
 
 
 def test_bundled_specs():
-    for name, cells in (("failures", 246), ("confidence", 330), ("accuracy", 330), ("demo", 28)):
+    for name, cells, seeds in (("failures", 246, 5), ("confidence", 330, 5), ("accuracy", 330, 5), ("demo", 28, 3),
+                               ("failures-quick", 84, 2), ("predictors-quick", 60, 1)):
         spec = load_spec(ROOT / "campaigns" / f"oliner2004-{name}.toml")
-        assert spec.simulator == "torus" and spec.seeds == (3 if name == "demo" else 5)
+        assert spec.simulator == "torus" and spec.seeds == seeds
         assert spec.n_cells() == cells, name
+        # the paper's system: migration (§5.2.1), first; the slowdown over the run time (§3.4)
+        assert spec.migration == ((True, False) if name.endswith("quick") else (True,)), name
+        assert spec.bsld_time == "run" and spec.to_dict()["migration"] == list(spec.migration)
     spec = load_spec(ROOT / "campaigns" / "oliner2004-confidence.toml")
     assert spec.counts("NASA") == spec.counts("KTH-SP2") == (4000,) and spec.counts("lublin_256") == (1000,)
     assert spec.to_dict()["failure_count"] == {"NASA": [4000], "KTH-SP2": [4000], "lublin_256": [1000]}
@@ -170,12 +178,45 @@ def test_every_row_is_one_validated_run(reference_db):
         assert r["failures"] == r["failure_count"] and 0 <= r["job_failures"] <= r["failures"]
         assert math.isclose(r["utilized"] + r["unused"] + r["lost"], 1.0)
         assert r["details"]["validate_seconds"] >= 0 and r["details"]["metrics"]["policy"] == r["policy"]
+        assert r["migration"] == 1 and cells[r["id"]].migration is True  # the default: the paper's system
     r = next(r for r in rows if r["policy"] == "tiebreak" and r["failure_count"] and r["load_scale"] == 1.0)
     c = cells[r["id"]]
     run = run_torus(c.jobs, "tiebreak", failure_count=r["failure_count"], failure_model="clustered", seed=r["seed"],
                     accuracy=r["accuracy"])
     m = torus_metrics(run)
     assert (m.mean_bsld, m.util, m.job_failures) == (r["mean_bounded_slowdown"], r["utilized"], r["job_failures"])
+    assert r["details"]["metrics"]["bounded_slowdown_time"] == "run"
+    other = r["details"]["bounded_slowdown_other"]
+    assert other["time"] == "request" and other["mean"] == torus_metrics(run, bsld_time="request").mean_bsld
+
+
+def test_migration_both_ways_paired(tmp_path):
+    """migration = [true, false]: every scheduler with and without, on the same failure traces;
+    the report pairs each with fcfs of the same setting, for the slowdown and the response."""
+    spec = tiny(migration=[False, True], policies=["fcfs", "balancing"], accuracy=[], confidence=[0.9],
+                load_scale=[1.0], bsld_time="request")
+    assert spec.migration == (True, False) and spec.n_cells() == 2 * 2 * (1 + 2)
+    cells = list(spec.cells())
+    off = [c for c in cells if not c.migration]
+    assert len(off) == 6 and all(c.id.endswith("|no-migration") for c in off)
+    on = {c.id: c for c in cells if c.migration}
+    assert all(on[c.id.removesuffix("|no-migration")].seed == c.seed for c in off)  # the same traces
+    db = tmp_path / "m.sqlite"
+    run_campaign(spec, str(db), workers=1)
+    with ResultStore.open(db) as store:
+        rows = list(store.rows())
+    assert {r["migration"] for r in rows} == {0, 1}
+    assert all(r["details"]["metrics"]["bounded_slowdown_time"] == "request" for r in rows)
+    groups = summarize_torus(rows)
+    g = next(g for g in groups if g.policy == "balancing" and not g.migration and g.failure_count)
+    assert g.label == "balancing a=0.9, no migration"
+    assert g.bsld == "max(t^r, 10 s) / max(request, 10 s)"
+    fcfs = {(r["seed_index"]): r for r in rows if r["policy"] == "fcfs" and not r["migration"] and r["failure_count"]}
+    mine = [r for r in rows if r["policy"] == "balancing" and not r["migration"] and r["failure_count"]]
+    for stat, got in (("mean_bounded_slowdown", g.vs_fcfs), ("mean_response", g.response_vs_fcfs)):
+        assert got == student_ci([r[stat] / fcfs[r["seed_index"]][stat] for r in mine])
+    text = format_torus_tables(groups)
+    assert "balancing a=0.9, no migration" in text and "max(t^r, 10 s) / max(request, 10 s)" in text
 
 
 def test_a_run_the_validator_rejects_writes_nothing(tmp_path, monkeypatch):
@@ -232,7 +273,9 @@ def test_groups_tables_and_markdown(reference_db):
     assert g.vs_fcfs == student_ci(paired)
     text = format_torus_tables(groups)
     assert text.startswith("== nasa on the torus 2x2x4, load scale c = 1 (40 jobs; K clustered failures; 2 seeds")
-    for title in ("mean bounded slowdown", "vs fcfs on the same failure traces", "mean wait (s)",
+    for title in ("mean bounded slowdown, max(t^r, 10 s) / max(run time, 10 s)",
+                  "mean bounded slowdown vs fcfs (same migration) on the same failure traces", "mean wait (s)",
+                  "mean response time (s)", "mean response time vs fcfs (same migration)",
                   "capacity utilized / unused / lost"):
         assert title in text
     md = format_torus_markdown(groups)

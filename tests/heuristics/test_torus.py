@@ -12,16 +12,16 @@ import math
 
 import numpy as np
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from coschedule.errors import InvalidInstance, InvalidSchedule
 from coschedule.heuristics.torus import (
     FailureOracle,
     TorusScheduler,
     choose_partition,
     get_torus_policy,
 )
-from hypothesis import given
-from hypothesis import strategies as st
-
-from coschedule.errors import InvalidInstance, InvalidSchedule
 from coschedule.sim.engine import Simulation
 from coschedule.sim.failures import FailureTrace
 from coschedule.sim.workload import Workload
@@ -264,11 +264,52 @@ def test_capacity_parts_by_hand() -> None:
 
 
 def test_bounded_slowdown_rules() -> None:
-    """t^e = 100, response 100 and 2: max(t^r, Γ)/max(t^e, Γ) = 1 and 0.1 (the job ran
-    shorter than estimated); as printed, max(t^r, Γ)/min(t^e, Γ) = 10 and 1."""
+    """Requests 100, run times 100 and 2, both run at once (response = run time). Over the
+    request, max(t^r, Γ)/max(w, Γ) = 1 and 0.1 (the job ran shorter than it asked); over the run
+    time (the default) 1 and 1; as printed, max(t^r, Γ)/min(t^e, Γ) = 10 and 10/2 = 5 over the
+    run time, 10 and 10/10 = 1 over the request."""
     run = run_torus(jobs((1, 1, 2), (0, 1, 100, 100), (0, 1, 100, 2)), "fcfs")
-    assert torus_metrics(run).mean_bsld == pytest.approx((1 + 0.1) / 2)
-    assert torus_metrics(run, bsld="min").mean_bsld == pytest.approx((10 + 1) / 2)
+    assert torus_metrics(run).mean_bsld == pytest.approx(1.0)
+    assert torus_metrics(run).bsld_time == "run"
+    assert torus_metrics(run, bsld_time="request").mean_bsld == pytest.approx((1 + 0.1) / 2)
+    assert torus_metrics(run, bsld="min").mean_bsld == pytest.approx((10 + 5) / 2)
+    assert torus_metrics(run, bsld="min", bsld_time="request").mean_bsld == pytest.approx((10 + 1) / 2)
+    with pytest.raises(ValueError, match="unknown bounded-slowdown time 'wall'"):
+        torus_metrics(run, bsld_time="wall")
+
+
+def test_metrics_against_an_independent_computation() -> None:
+    """A hand-made run on a ring of 4 with a failure: A (2 units, asks 50 s, runs 20) at 0,
+    B (4 units, asks 30, runs 8) at 1, C (1 unit, asks 40, runs 4) at 2, node 0 fails at 10.
+    The per-job times are read from the attempts here, the definitions of §3.4 applied with
+    numpy, and compared with torus_metrics: wait and response from the last start, the bounded
+    slowdown over the run time and over the request, and the batch metrics' bounded slowdown
+    (coschedule.sim.metrics: the same definition over the run time)."""
+    from coschedule.sim.metrics import bounded_slowdown
+
+    run = checked(run_torus(jobs(RING, (0, 2, 50, 20), (1, 4, 30, 8), (2, 1, 40, 4)), "fcfs",
+                            failures=trace(RING, (10.0, 0))))
+    w = run.result.workload
+    last = {a.job: (a.start, a.end) for a in run.result.attempts if a.outcome == "completed"}
+    assert any(a.outcome == "failed" for a in run.result.attempts)  # the failure hit a job
+    ts = np.array([last[j][0] for j in range(3)])
+    tf = np.array([last[j][1] for j in range(3)])
+    ta = np.array([0.0, 1.0, 2.0])
+    run_time, request = np.array([20.0, 8.0, 4.0]), np.array([50.0, 30.0, 40.0])
+    m = torus_metrics(run)
+    assert m.mean_wait == pytest.approx(np.mean(ts - ta))
+    assert m.mean_response == pytest.approx(np.mean(tf - ta))
+    resp = tf - ta
+    by_run = np.maximum(resp, 10) / np.maximum(run_time, 10)
+    by_request = np.maximum(resp, 10) / np.maximum(request, 10)
+    assert m.mean_bsld == pytest.approx(by_run.mean()) and m.max_bsld == pytest.approx(by_run.max())
+    assert torus_metrics(run, bsld_time="request").mean_bsld == pytest.approx(by_request.mean())
+    assert by_run.min() >= 1.0 > by_request.min()  # over the request, a slowdown below 1
+    assert m.mean_bsld == pytest.approx(float(np.mean(bounded_slowdown(run.result))))  # NOTES.md 24
+    d = m.to_dict()
+    assert d["mean_response"] == pytest.approx(np.mean(resp)) and d["bounded_slowdown_time"] == "run"
+    assert "mean response" in m.table() and "max(run time, Γ)" in m.table()
+    assert np.array_equal(w.length, run_time)
 
 
 # --------------------------------------------------------------------------- random runs
@@ -338,7 +379,6 @@ def test_box_table_and_finder_place_alike(case) -> None:
     behind :class:`~coschedule.torus.index.GenericIndex` (free partitions, MFP after each
     candidate, predicted nodes) give the same run, attempt for attempt."""
     from coschedule.heuristics.torus import policies as torus_mod
-
     from coschedule.torus.index import GenericIndex
 
     jobs_ = case.pop("jobs")
@@ -362,9 +402,10 @@ def test_migration_defragments_for_the_head() -> None:
     costing 1 s delays C's end by 1 s; C keeps its 5 s of work."""
     dims = (1, 1, 8)
     j = jobs(dims, (0, 2, 10, 10), (0, 2, 5, 5), (0, 2, 10, 10), (1, 4, 3, 3))
-    plain = {a[0]: a[1:] for a in timeline(checked(run_torus(j, "fcfs")))}
+    plain = {a[0]: a[1:] for a in timeline(checked(run_torus(j, "fcfs", migration=False)))}
     assert plain["D"][:2] == (10, 13)
-    run = checked(run_torus(j, "fcfs", migration=True))
+    run = checked(run_torus(j, "fcfs"))  # migration is on by default (§5.2.1)
+    assert run.params["migration"] is True
     assert timeline(run) == [("A", 0, 10, (0, 1), "completed"), ("B", 0, 5, (2, 3), "completed"),
                              ("C", 0, 5, (4, 5), "migrated"), ("C", 5, 10, (2, 3), "completed"),
                              ("D", 5, 8, (4, 5, 6, 7), "completed")]

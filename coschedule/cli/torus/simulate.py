@@ -57,7 +57,7 @@ def _check(args: argparse.Namespace) -> None:
     if args.accuracy is not None and args.policy != "tiebreak":
         raise CoscheduleError(f"--accuracy is the tie-breaking predictor's (--policy tiebreak), not {args.policy}'s")
     if args.migration_cost and not args.migration:
-        raise CoscheduleError("--migration-cost applies to --migration")
+        raise CoscheduleError("--migration-cost applies to migration, which --no-migration turns off")
     if args.plot_at is not None and not args.plot:
         raise CoscheduleError("--plot-at chooses the instant of --plot: give --plot FILE")
 
@@ -92,7 +92,7 @@ def cmd_torus_simulate(args: argparse.Namespace) -> int:
                     confidence=args.confidence or 0.0, accuracy=args.accuracy or 0.0, pf=args.pf or "max",
                     backfill=not args.no_backfill, migration=args.migration, migration_cost=args.migration_cost)
     validate_torus_run(run)
-    metrics = torus_metrics(run, bsld=args.bsld)
+    metrics = torus_metrics(run, bsld=args.bsld, bsld_time=args.bsld_time)
     outputs: dict[str, Any] = {}
     if args.output:
         from coschedule.sim.jobs_csv import write_jobs_csv
@@ -146,7 +146,7 @@ def cmd_torus_simulate(args: argparse.Namespace) -> int:
           + (f" ({'; '.join(notes)})" if notes else ""))
     fill = "EASY backfilling on a reserved partition" if not args.no_backfill else "no backfilling"
     moves = (f", migration ({run.params['migrations']} repacks, {args.migration_cost:g} s a move)"
-             if args.migration else "")
+             if args.migration else ", no migration")
     print(f"policy {args.policy}{predictor}, {fill}{moves}; {how}, downtime {args.downtime:g} s")
     print(metrics.table())
     return 0
@@ -159,13 +159,14 @@ def register_simulate(tsub: Any) -> None:
         help="simulate a torus scheduler (fcfs, balancing, tiebreak) on a job log with failures",
         description="Simulate the BlueGene/L scheduler of [Oliner2004] on a job log: jobs arrive over "
         "time and need contiguous rectangular partitions (wrap-around allowed) of a 3-D torus of units; "
-        "FCFS with EASY backfilling on a reserved partition, placing each job where it loses the least "
+        "FCFS with EASY backfilling on a reserved partition and migration (§5.2.1), placing each job where it "
+        "loses the least "
         "maximal free partition (Krevat, §5.1), or the fault-aware Balancing (least MFP loss plus P_f "
         "times the job's size, §5.2.1) and Tie-breaking (among equal MFP losses, a partition predicted not "
         "to fail, §5.2.2), whose predictors read the failure log (confidence / accuracy a). A failure "
         "kills the job on its node; it restarts from the beginning (no checkpointing, §6.1); the node is "
         "available again at once unless --downtime. Prints the mean wait and response (from the job's last "
-        "start), the bounded slowdown (Γ = 10 s) and the capacity utilized / unused / lost (§6.1). "
+        "start), the bounded slowdown (Γ = 10 s, over the run time) and the capacity utilized / unused / lost (§6.1). "
         "WORKLOAD is an SWF trace or a Batsim JSON workload, a file or a bundled name; a log node is a "
         "unit (two per unit for a 256-node log on 128 units: --unit). `coschedule docs torus`.",
         epilog="examples:\n"
@@ -195,9 +196,10 @@ def register_simulate(tsub: Any) -> None:
                    help="tiebreak: the predictor's accuracy a (a failure is missed with probability 1 - a, one "
                    "draw per failure of the log; no false positives, §4.2; default 0)")
     p.add_argument("--no-backfill", action="store_true", help="strict FCFS: nothing overtakes the queue's head")
-    p.add_argument("--migration", action="store_true",
+    p.add_argument("--migration", action=argparse.BooleanOptionalAction, default=True,
                    help="Krevat's migration: when the head has no partition but enough free units, re-place the "
-                   "running jobs (they keep their work) if that lets it start")
+                   "running jobs (they keep their work) if that lets it start; on by default, the paper's system "
+                   "(§5.2.1: \"including backfilling and migration\"); --no-migration: without it")
     p.add_argument("--migration-cost", type=nonnegative_float, default=0.0, metavar="S",
                    help="with --migration: seconds a moved job spends before it goes on (default 0)")
     p.add_argument("--load-scale", type=positive_float, default=1.0, metavar="C",
@@ -222,6 +224,9 @@ def register_simulate(tsub: Any) -> None:
     g = p.add_argument_group("metrics and output")
     g.add_argument("--bsld", choices=("max", "min"), default="max",
                    help="bounded slowdown max(t^r, 10)/max(t^e, 10) (default) or /min(t^e, 10) as §3.4 prints it")
+    g.add_argument("--bsld-time", choices=("run", "request"), default="run",
+                   help="t^e of the bounded slowdown: the job's run time (default; §3.4's \"actual job execution "
+                   "time\") or its wall-time request")
     g.add_argument("-o", "--output", metavar="FILE", default=None,
                    help="write Batsim's jobs.csv here, one row per attempt, partitions as node lists")
     g.add_argument("--plot", metavar="FILE", default=None,

@@ -2,10 +2,13 @@
 
 A campaign is the product ([Oliner2004] §6-§7)
 
-    workloads x load scales x failure counts x downtimes x seeds x schedulers
+    workloads x load scales x failure counts x downtimes x seeds x schedulers x migration
 
 where a *scheduler* is ``fcfs`` (Krevat's, once per point), ``balancing`` at each confidence
-``a`` or ``tiebreak`` at each accuracy ``a`` (:mod:`coschedule.heuristics.torus`). A failure
+``a`` or ``tiebreak`` at each accuracy ``a`` (:mod:`coschedule.heuristics.torus`), and
+``migration`` lists ``true`` (the paper's system, §5.2.1: Balancing "is based on the FCFS
+scheduler for BG/L [11], including backfilling and migration"; the default), ``false``, or
+both: each scheduler then runs with and without it, on the same failure traces. A failure
 count of 0 has one cell per workload, load scale and scheduler (downtime and seeds change
 nothing without failures). Each cell is **one run** of :func:`coschedule.heuristics.torus.run.run_torus`,
 checked by :func:`coschedule.torus.validate.validate_torus_run` before its row is written, and
@@ -20,7 +23,7 @@ scale ``c``, with ``K`` failures spread by ``model`` -- are drawn from the integ
 
 (:func:`torus_failure_seed`; ``run_torus(..., seed=root)`` draws the trace from it, and the
 tie-breaking predictor's misses from its own stream of the same root). Neither the scheduler,
-its confidence or accuracy, nor the downtime enter it: every scheduler of a point and replicate
+its confidence or accuracy, its migration, nor the downtime enter it: every scheduler of a point and replicate
 runs on the same failure trace (common random numbers: the comparisons are paired), and adding
 a scheduler, a value or a seed leaves every existing cell's numbers unchanged. At one point and
 replicate, the tie-breaking predictor detects the same failures at accuracy ``a`` as at any
@@ -66,7 +69,7 @@ __all__ = [
 
 #: what the result columns mean (``meta`` key ``results``): a database written with other
 #: metrics is not resumed. Bump it whenever :func:`simulate_torus_cell` computes something else.
-TORUS_RESULTS = "torus-metrics/1"
+TORUS_RESULTS = "torus-metrics/2"  # 2: the migration column; bsld_time (the run time by default)
 #: the result columns: ``(name, SQL type)``, named as
 #: :meth:`~coschedule.torus.metrics.TorusMetrics.to_dict` names them
 METRIC_COLUMNS: tuple[tuple[str, str], ...] = (
@@ -86,7 +89,8 @@ TORUS_SCHEMA = ResultSchema.table(
      ("jobs", "INTEGER NOT NULL"), ("shape", "TEXT NOT NULL"), ("unit", "INTEGER NOT NULL"),
      ("load_scale", "REAL NOT NULL"), ("policy", "TEXT NOT NULL"), ("confidence", "REAL"), ("accuracy", "REAL"),
      ("failure_count", "INTEGER NOT NULL"), ("failure_model", "TEXT"), ("downtime", "REAL NOT NULL"),
-     ("seed_index", "INTEGER"), ("seed", "INTEGER"), *METRIC_COLUMNS, ("seconds", "REAL NOT NULL")),
+     ("migration", "INTEGER NOT NULL"), ("seed_index", "INTEGER"), ("seed", "INTEGER"), *METRIC_COLUMNS,
+     ("seconds", "REAL NOT NULL")),
     json=("details",), nullable_ints=("seed_index", "seed"), version=2, results=TORUS_RESULTS,
 )
 
@@ -124,6 +128,8 @@ class TorusCell:
     backfill: bool = True
     bsld: str = "max"
     gamma: float = 10.0
+    migration: bool = True
+    bsld_time: str = "run"
 
 
 def _num(x: float) -> str:
@@ -132,11 +138,13 @@ def _num(x: float) -> str:
 
 def torus_cell_id(key: str, shape: str, load_scale: float, policy: str, parameter: float | None = None,
                   failure_count: int = 0, failure_model: str | None = None, downtime: float = 0.0,
-                  seed_index: int | None = None) -> str:
+                  seed_index: int | None = None, migration: bool = True) -> str:
     """The cell's primary key, from its values: ``KEY|SHAPE|c=C|K=0|POLICY`` without failures,
     ``KEY|SHAPE|c=C|K=K|MODEL|D=D|s=k|POLICY``, with ``|a=A`` after ``balancing`` and
-    ``tiebreak``."""
+    ``tiebreak``, and ``|no-migration`` at the end of a run without migration."""
     sched = policy if parameter is None else f"{policy}|a={_num(parameter)}"
+    if not migration:
+        sched += "|no-migration"
     head = f"{key}|{shape}|c={_num(load_scale)}|K={int(failure_count)}"
     if not failure_count:
         return f"{head}|{sched}"
@@ -172,19 +180,23 @@ def simulate_torus_cell(cell: TorusCell, backend: str = "auto") -> dict[str, Any
     run = run_torus(cell.jobs, cell.policy, failure_count=cell.failure_count or None,
                     failure_model=cell.failure_model or "clustered", seed=cell.seed, downtime=cell.downtime,
                     confidence=cell.confidence or 0.0, accuracy=cell.accuracy or 0.0, pf=cell.pf,
-                    backfill=cell.backfill)
+                    backfill=cell.backfill, migration=cell.migration)
     t1 = time.perf_counter()
     try:
         validate_torus_run(run)
     except InvalidSchedule as e:
         raise InvalidSchedule(f"cell {cell.id}: {e}") from None
     t2 = time.perf_counter()
-    m = torus_metrics(run, gamma=cell.gamma, bsld=cell.bsld).to_dict()
+    m = torus_metrics(run, gamma=cell.gamma, bsld=cell.bsld, bsld_time=cell.bsld_time).to_dict()
+    # the other t^e of the slowdown, for the reproduction's two columns (docs/reproduce-oliner2004.md)
+    other = "request" if cell.bsld_time == "run" else "run"
+    alt = torus_metrics(run, gamma=cell.gamma, bsld=cell.bsld, bsld_time=other)
     row: dict[str, Any] = {
         "id": cell.id, "source": cell.source, "workload": cell.workload_key, "jobs": cell.jobs.n,
         "shape": cell.shape, "unit": cell.jobs.unit, "load_scale": cell.load_scale, "policy": cell.policy,
         "confidence": cell.confidence, "accuracy": cell.accuracy, "failure_count": cell.failure_count,
-        "failure_model": cell.failure_model, "downtime": cell.downtime, "seed_index": cell.seed_index,
+        "failure_model": cell.failure_model, "downtime": cell.downtime, "migration": bool(cell.migration),
+        "seed_index": cell.seed_index,
         "seed": cell.seed,
         "failures": m["failures"], "job_failures": m["job_failures"], "mean_wait": m["mean_wait"],
         "mean_response": m["mean_response"], "mean_bounded_slowdown": m["mean_bounded_slowdown"],
@@ -193,7 +205,9 @@ def simulate_torus_cell(cell: TorusCell, backend: str = "auto") -> dict[str, Any
     }
     row["details"] = _finite({
         "metrics": m, "wide_dropped": len(cell.jobs.wide), "rounded": cell.jobs.rounded,
-        "pf": cell.pf, "backfill": cell.backfill, "run_seconds": t1 - t0, "validate_seconds": t2 - t1,
+        "pf": cell.pf, "backfill": cell.backfill, "migrations": run.params["migrations"],
+        "bounded_slowdown_other": {"time": other, "mean": alt.mean_bsld, "max": alt.max_bsld},
+        "run_seconds": t1 - t0, "validate_seconds": t2 - t1,
     })
     row["seconds"] = time.perf_counter() - t0
     return row
@@ -236,8 +250,10 @@ class TorusSpec:
     for every workload, or ``((source name, values), ...)``: each its own, as the paper gives
     NASA and SDSC 4,000 and LLNL 1,000), spread by ``failure_model`` (``clustered`` or
     ``uniform``, :mod:`coschedule.torus.failures`);
-    ``downtime``: seconds a failed node stays down (0: transient, §6.1); ``seeds``: replicates
-    (failure traces) per point; ``bsld`` and ``gamma``: the bounded slowdown's rule and ``Γ``
+    ``downtime``: seconds a failed node stays down (0: transient, §6.1); ``migration``: with
+    (``True``, the paper's system, §5.2.1), without, or both; ``seeds``: replicates
+    (failure traces) per point; ``bsld``, ``bsld_time`` and ``gamma``: the bounded slowdown's
+    rule, its ``t^e`` (``run``, the default, or ``request``) and ``Γ``
     (:func:`~coschedule.torus.metrics.torus_metrics`).
     """
 
@@ -255,9 +271,11 @@ class TorusSpec:
     failure_model: str = "clustered"
     downtime: tuple[float, ...] = (0.0,)
     backfill: bool = True
+    migration: tuple[bool, ...] = (True,)
     seeds: int = 1
     seed: int = 0
     bsld: str = "max"
+    bsld_time: str = "run"
     gamma: float = 10.0
     name: str = "campaign"
 
@@ -305,8 +323,11 @@ class TorusSpec:
             failure_count=_failure_counts(self.failure_count, names),
             failure_model=_choice(self.failure_model, "failure_model", ("clustered", "uniform")),
             downtime=tuple(sorted({_number(d, "downtime") for d in self.downtime})),
-            backfill=bool(self.backfill), seeds=_count(self.seeds, "seeds", 1), seed=_count(self.seed, "seed"),
-            bsld=_choice(self.bsld, "bsld", ("max", "min")), gamma=_number(self.gamma, "gamma", strict=True),
+            backfill=bool(self.backfill), migration=_migration(self.migration),
+            seeds=_count(self.seeds, "seeds", 1), seed=_count(self.seed, "seed"),
+            bsld=_choice(self.bsld, "bsld", ("max", "min")), bsld_time=_choice(self.bsld_time, "bsld_time",
+                                                                                ("run", "request")),
+            gamma=_number(self.gamma, "gamma", strict=True),
             name=self.name,
         )
 
@@ -371,7 +392,7 @@ class TorusSpec:
 
     def n_cells(self) -> int:
         return sum(src.size() * self._per_scale(src.name) for src in self.sources) * len(self.load_scale) * len(
-            self.schedulers())
+            self.schedulers()) * len(self.migration)
 
     @property
     def runs_per_cell(self) -> int:
@@ -382,22 +403,24 @@ class TorusSpec:
         """The grid, lazily, workload by workload and load scale by load scale (each put on the
         torus once), the largest failure counts first; within a point and replicate, every
         scheduler (the same failure trace)."""
-        common: dict[str, Any] = {"pf": self.pf, "backfill": self.backfill, "bsld": self.bsld, "gamma": self.gamma}
-        scheds = self.schedulers()
+        common: dict[str, Any] = {"pf": self.pf, "backfill": self.backfill, "bsld": self.bsld, "gamma": self.gamma,
+                                  "bsld_time": self.bsld_time}
+        scheds = [(pol, a, m) for pol, a in self.schedulers() for m in self.migration]
         for ref, c, jobs in self._torus_workloads(self.load_scale):
             for K in sorted(self.counts(ref.source), reverse=True):
                 if not K:
-                    for pol, a in scheds:
-                        yield TorusCell(torus_cell_id(ref.key, self.shape, c, pol, a), ref.source, ref.key, jobs,
-                                        self.shape, c, pol, *_split(pol, a), 0, None, 0.0, None, None, **common)
+                    for pol, a, m in scheds:
+                        yield TorusCell(torus_cell_id(ref.key, self.shape, c, pol, a, migration=m), ref.source,
+                                        ref.key, jobs, self.shape, c, pol, *_split(pol, a), 0, None, 0.0, None, None,
+                                        migration=m, **common)
                     continue
                 for k in range(self.seeds):
                     root = torus_failure_seed(self.seed, ref.key, self.shape, c, K, self.failure_model, k)
                     for D in self.downtime:
-                        for pol, a in scheds:
-                            yield TorusCell(torus_cell_id(ref.key, self.shape, c, pol, a, K, self.failure_model, D, k),
-                                            ref.source, ref.key, jobs, self.shape, c, pol, *_split(pol, a), K,
-                                            self.failure_model, D, k, root, **common)
+                        for pol, a, m in scheds:
+                            yield TorusCell(torus_cell_id(ref.key, self.shape, c, pol, a, K, self.failure_model, D, k,
+                                                          m), ref.source, ref.key, jobs, self.shape, c, pol,
+                                            *_split(pol, a), K, self.failure_model, D, k, root, migration=m, **common)
 
     def grid_line(self) -> str:
         """The grid's size, as ``coschedule simulate --dry-run`` prints it."""
@@ -411,7 +434,8 @@ class TorusSpec:
             per = f"({free}{failing} failure_count x {len(self.downtime)} downtime x {self.seeds} seeds)"
         else:
             per = f"(each its failure_count x {len(self.downtime)} downtime x {self.seeds} seeds)"
-        return (f"grid: {self.n_instances()} workloads x {len(self.load_scale)} load_scale x {per} x ({sched}) = "
+        mig = "" if len(self.migration) == 1 else f" x {len(self.migration)} migration"
+        return (f"grid: {self.n_instances()} workloads x {len(self.load_scale)} load_scale x {per} x ({sched}){mig} = "
                 f"{self.n_cells()} cells, one simulation each, on the torus {self.shape}")
 
     def grid_info(self) -> dict[str, Any]:
@@ -420,6 +444,7 @@ class TorusSpec:
                 "load_scale": len(self.load_scale),
                 "failure_count": {src.name: len(self.counts(src.name)) for src in self.sources},
                 "downtime": len(self.downtime), "seeds": self.seeds, "schedulers": len(self.schedulers()),
+                "migration": len(self.migration),
                 "cells": self.n_cells(), "simulations": self.n_cells()}
 
     def describe_sources(self) -> str:
@@ -440,7 +465,8 @@ class TorusSpec:
             "load_scale": list(self.load_scale), "policies": list(self.policies),
             "confidence": list(self.confidence), "accuracy": list(self.accuracy), "pf": self.pf,
             "failure_count": _counts_dict(self.failure_count), "failure_model": self.failure_model,
-            "downtime": list(self.downtime), "backfill": self.backfill, "bsld": self.bsld, "gamma": self.gamma,
+            "downtime": list(self.downtime), "backfill": self.backfill, "migration": list(self.migration),
+            "bsld": self.bsld, "bsld_time": self.bsld_time, "gamma": self.gamma,
             "sources": [s.to_dict() for s in self.sources],
         }
 
@@ -473,6 +499,15 @@ def _failure_counts(value: Any, names: list[str]) -> tuple[int, ...] | tuple[tup
                                 "workload its own counts)")
         return tuple((n, per[n]) for n in names)
     return counts(value, "failure_count")
+
+
+def _migration(value: Any) -> tuple[bool, ...]:
+    """``migration`` canonical: ``true``, ``false`` or a list of them -> ``(True,)``,
+    ``(False,)`` or ``(True, False)`` (with first: the paper's system, then the other reading)."""
+    vs = [value] if isinstance(value, bool) else value
+    if not isinstance(vs, (list, tuple)) or not vs or not all(isinstance(v, bool) for v in vs):
+        raise CampaignError(f"migration must be true, false or a list of them, got {value!r}")
+    return tuple(sorted(set(vs), reverse=True))
 
 
 def _counts_dict(fc: Any) -> Any:
@@ -510,11 +545,14 @@ def torus_spec_from_dict(data: Any, where: str = "spec", base: str | Path = ".",
     known.discard("sources")
     kw = table_kwargs(data, where, known, (*_GRID_KEYS, "workload"),
                       (("shape", str), ("unit", int), ("pf", str), ("failure_model", str), ("backfill", bool),
-                       ("seeds", int), ("seed", int), ("bsld", str), ("gamma", (int, float)), ("name", str)),
+                       ("seeds", int), ("seed", int), ("bsld", str), ("bsld_time", str), ("gamma", (int, float)),
+                       ("name", str)),
                       what=" for a torus campaign")
     kw.pop("simulator", None)
     if "failure_count" in data:  # a list (or one count) for every workload, or a table by workload name
         kw["failure_count"] = data["failure_count"]
+    if "migration" in data:  # true, false, or both: checked by normalized()
+        kw["migration"] = data["migration"]
     sources: list[WorkloadSource] = []
     for i, path in enumerate(kw.pop("workload", ())):
         if not isinstance(path, str):

@@ -3,13 +3,14 @@ figures ([Oliner2004] Figs. 3-10).
 
 A *group* is the set of cells that differ only by their seed index (and, for a synthetic source
 of several sets, their workload): one source, torus shape, load scale ``c``, scheduler (``fcfs``,
-``balancing`` at one confidence, ``tiebreak`` at one accuracy), failure count, failure model and
-downtime. Each of its numbers is the mean over its runs with a 95 % confidence interval from
+``balancing`` at one confidence, ``tiebreak`` at one accuracy), with or without migration,
+failure count, failure model and downtime. Each of its numbers is the mean over its runs with a 95 % confidence interval from
 Student's t over the runs: ``mean ± t_{0.975, n-1} · s / √n`` (``s`` the sample standard
 deviation; no interval for one run). Since every scheduler of a point runs on the same failure
-traces, the report also gives each scheduler's mean bounded slowdown relative to ``fcfs``'s on
-the same trace, paired replicate by replicate (the mean of the per-seed ratios, with its
-interval).
+traces, the report also gives each scheduler's mean bounded slowdown and mean response time
+relative to ``fcfs``'s (with the same migration setting) on the same trace, paired replicate by
+replicate (the mean of the per-seed ratios, with its interval). Which bounded slowdown the
+tables show (its rule and its ``t^e``: run time or request) is in their titles.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from coschedule.campaign.report import render_tables
 from coschedule.campaign.sources import CampaignError
 from coschedule.campaign.stats import student_ci, t975  # noqa: F401 (t975: the first layout exported it here)
 
-__all__ = ["FIGURES", "STATS", "TorusGroup", "format_torus_markdown", "format_torus_tables", "student_ci",
+__all__ = ["FIGURES", "STATS", "TorusGroup", "bsld_title", "format_torus_markdown", "format_torus_tables", "student_ci",
            "summarize_torus", "torus_figure"]
 
 #: the row columns a group averages
@@ -34,9 +35,11 @@ STATS = ("mean_bounded_slowdown", "max_bounded_slowdown", "mean_wait", "mean_res
 @dataclass(frozen=True)
 class TorusGroup:
     """The runs of one point and scheduler (module docstring). ``parameter``: the confidence of
-    ``balancing``, the accuracy of ``tiebreak``, ``None`` for ``fcfs``; ``stats``: column of
-    :data:`STATS` -> ``(mean, CI half-width)``; ``vs_fcfs``: the mean bounded slowdown over
-    ``fcfs``'s on the same traces, ``(mean ratio, CI half-width)``, ``None`` without fcfs runs."""
+    ``balancing``, the accuracy of ``tiebreak``, ``None`` for ``fcfs``; ``migration``: with or
+    without; ``stats``: column of :data:`STATS` -> ``(mean, CI half-width)``; ``vs_fcfs``: the
+    mean bounded slowdown over ``fcfs``'s (same migration) on the same traces, ``(mean ratio, CI
+    half-width)``, ``None`` without fcfs runs; ``response_vs_fcfs``: the same for the mean
+    response time."""
 
     source: str
     shape: str
@@ -50,11 +53,16 @@ class TorusGroup:
     jobs: float
     stats: dict[str, tuple[float, float]] = field(default_factory=dict)
     vs_fcfs: tuple[float, float] | None = None
+    migration: bool = True
+    response_vs_fcfs: tuple[float, float] | None = None
+    bsld: str = ""  # the bounded slowdown's definition (bsld_title), "" when the rows do not say
 
     @property
     def label(self) -> str:
-        """``fcfs``, ``balancing a=0.1``, ``tiebreak a=0.9``."""
-        return self.policy if self.parameter is None else f"{self.policy} a={self.parameter:g}"
+        """``fcfs``, ``balancing a=0.1``, ``tiebreak a=0.9``; ``, no migration`` after a run
+        without it."""
+        name = self.policy if self.parameter is None else f"{self.policy} a={self.parameter:g}"
+        return name if self.migration else f"{name}, no migration"
 
     def mean(self, stat: str) -> float:
         return self.stats[stat][0]
@@ -63,11 +71,13 @@ class TorusGroup:
         return self.stats[stat][1]
 
     def to_dict(self) -> dict[str, Any]:
-        d = {k: v for k, v in self.__dict__.items() if k not in ("stats", "vs_fcfs")}
+        d = {k: v for k, v in self.__dict__.items() if k not in ("stats", "vs_fcfs", "response_vs_fcfs")}
         for stat, (mu, half) in self.stats.items():
             d[stat] = _json(mu)
             d[stat + "_ci95"] = _json(half)
-        d["vs_fcfs"] = None if self.vs_fcfs is None else [_json(x) for x in self.vs_fcfs]
+        for key in ("vs_fcfs", "response_vs_fcfs"):
+            value = getattr(self, key)
+            d[key] = None if value is None else [_json(x) for x in value]
         return d
 
 
@@ -79,34 +89,49 @@ def _parameter(r: dict[str, Any]) -> float | None:
     return r["confidence"] if r["policy"] == "balancing" else r["accuracy"] if r["policy"] == "tiebreak" else None
 
 
+def _definition(r: dict[str, Any]) -> str:
+    """The bounded slowdown a row holds, from the metrics in its details (:func:`bsld_title`)."""
+    details = r.get("details")
+    m = details.get("metrics", {}) if isinstance(details, dict) else {}
+    if "bounded_slowdown_time" not in m:
+        return ""
+    return bsld_title(m.get("bounded_slowdown_rule", "max"), m["bounded_slowdown_time"], m.get("gamma", 10.0))
+
+
 def _trace(r: dict[str, Any]) -> tuple[Any, ...]:
-    """What fixes a run's failure trace (the pairing of schedulers)."""
+    """What fixes a run's failure trace, and the migration setting: the pairing of schedulers."""
     return (r["workload"], r["shape"], r["load_scale"], r["failure_count"], r["failure_model"], r["downtime"],
-            r["seed_index"])
+            r["seed_index"], bool(r.get("migration", True)))
 
 
 def summarize_torus(rows: Iterable[dict[str, Any]]) -> list[TorusGroup]:
     """Groups of cells over their replicates (module docstring), sorted by source, shape, load
     scale, downtime, failure count and scheduler (fcfs, balancing, tiebreak; by parameter)."""
     rows = list(rows)
-    fcfs = {_trace(r): r["mean_bounded_slowdown"] for r in rows if r["policy"] == "fcfs"}
+    fcfs = {_trace(r): r for r in rows if r["policy"] == "fcfs"}
     acc: dict[tuple[Any, ...], list[dict[str, Any]]] = defaultdict(list)
     for r in rows:
         acc[(r["source"], r["shape"], r["load_scale"], r["policy"], _parameter(r), r["failure_count"],
-             r["failure_model"], r["downtime"])].append(r)
+             r["failure_model"], r["downtime"], bool(r.get("migration", True)))].append(r)
+
+    def paired(rs: list[dict[str, Any]], stat: str) -> tuple[float, float] | None:
+        ratios = [r[stat] / fcfs[_trace(r)][stat] for r in rs
+                  if _trace(r) in fcfs and fcfs[_trace(r)][stat] and r[stat] is not None]
+        return student_ci(ratios) if ratios else None
+
     out = []
     for key, rs in acc.items():
         stats = {s: student_ci([r[s] for r in rs]) for s in STATS}
-        vs = None
+        vs = resp = None
         if fcfs and key[3] != "fcfs":
-            ratios = [r["mean_bounded_slowdown"] / fcfs[_trace(r)] for r in rs
-                      if fcfs.get(_trace(r)) and r["mean_bounded_slowdown"] is not None]
-            vs = student_ci(ratios) if ratios else None
-        src, shape, c, policy, a, K, model, D = key
+            vs, resp = paired(rs, "mean_bounded_slowdown"), paired(rs, "mean_response")
+        src, shape, c, policy, a, K, model, D, mig = key
         out.append(TorusGroup(src, shape, c, policy, a, K, model, D, runs=len(rs),
-                              jobs=math.fsum(r["jobs"] for r in rs) / len(rs), stats=stats, vs_fcfs=vs))
+                              jobs=math.fsum(r["jobs"] for r in rs) / len(rs), stats=stats, vs_fcfs=vs,
+                              migration=mig, response_vs_fcfs=resp,
+                              bsld="; ".join(sorted({_definition(r) for r in rs} - {""}))))
     order = {p: k for k, p in enumerate(("fcfs", "balancing", "tiebreak"))}
-    out.sort(key=lambda g: (g.source, g.shape, g.load_scale, g.downtime, g.failure_count,
+    out.sort(key=lambda g: (g.source, g.shape, g.load_scale, g.downtime, g.failure_count, not g.migration,
                             order.get(g.policy, 9), g.policy, -1.0 if g.parameter is None else g.parameter))
     return out
 
@@ -145,8 +170,15 @@ def _shown(stat: str, fmt: str) -> Callable[[TorusGroup], str]:
     return lambda g: _pm(g.mean(stat), g.ci(stat), fmt)
 
 
-def _tables(groups: Sequence[TorusGroup]) -> list[tuple[str, list[str], list[list[str]]]]:
-    """``(title, header, rows)`` of every table, block by block."""
+def _pct(ratio: tuple[float, float] | None) -> str:
+    """A paired ratio ``(mean, half-width)`` as a change in %."""
+    mu, half = ratio or (math.nan, math.nan)
+    return _pm(100 * (mu - 1), 100 * half, "+.1f")
+
+
+def _tables(groups: Sequence[TorusGroup], bsld: str = "") -> list[tuple[str, list[str], list[list[str]]]]:
+    """``(title, header, rows)`` of every table, block by block; ``bsld`` names the bounded
+    slowdown's definition in the titles."""
     out: list[tuple[str, list[str], list[list[str]]]] = []
     several_d = len({g.downtime for g in groups if g.failure_count}) > 1
     for (src, shape, c, D), gs in _blocks(groups):
@@ -158,15 +190,17 @@ def _tables(groups: Sequence[TorusGroup]) -> list[tuple[str, list[str], list[lis
                 + f" ({'/'.join(f'{j:g}' for j in jobs)} jobs; K {'/'.join(models) or 'no'} failures; "
                 + (f"{'/'.join(map(str, runs))} seeds; " if runs else "")
                 + "mean ± 95 % CI half-width over the seeds, Student t)")
-        out.append((f"{head}\nmean bounded slowdown", *_by_count(gs, _shown("mean_bounded_slowdown", ",.2f"))))
+        out.append((f"{head}\nmean bounded slowdown{bsld}",
+                    *_by_count(gs, _shown("mean_bounded_slowdown", ",.2f"))))
         paired = [g for g in gs if g.vs_fcfs is not None]
         if paired:
-            out.append((("mean bounded slowdown vs fcfs on the same failure traces (%, paired per seed; "
-                         "negative: better)"), *_by_count(paired, lambda g: _pm(
-                            100 * ((g.vs_fcfs or (math.nan,))[0] - 1), 100 * (g.vs_fcfs or (0, math.nan))[1],
-                            "+.1f"))))
+            out.append((("mean bounded slowdown vs fcfs (same migration) on the same failure traces (%, paired per "
+                         "seed; negative: better)"), *_by_count(paired, lambda g: _pct(g.vs_fcfs))))
+        out.append(("mean response time (s)", *_by_count(gs, _shown("mean_response", ",.0f"))))
+        if paired:
+            out.append((("mean response time vs fcfs (same migration) on the same failure traces (%, paired per "
+                         "seed; negative: better)"), *_by_count(paired, lambda g: _pct(g.response_vs_fcfs))))
         for stat, title, fmt in (("mean_wait", "mean wait (s)", ",.0f"),
-                                 ("mean_response", "mean response (s)", ",.0f"),
                                  ("max_bounded_slowdown", "max bounded slowdown", ",.1f")):
             out.append((title, *_by_count(gs, _shown(stat, fmt))))
         rows = [[g.label, str(g.failure_count), str(g.runs)]
@@ -178,17 +212,26 @@ def _tables(groups: Sequence[TorusGroup]) -> list[tuple[str, list[str], list[lis
     return out
 
 
+def bsld_title(rule: str = "max", time: str = "run", gamma: float = 10.0) -> str:
+    """The bounded slowdown's definition, as the tables' titles name it:
+    ``max(t^r, 10 s) / max(run time, 10 s)``."""
+    t = "run time" if time == "run" else "request"
+    return f"max(t^r, {gamma:g} s) / {rule}({t}, {gamma:g} s)"
+
+
 def _render(groups: Sequence[TorusGroup], markdown: bool) -> str:
     if not groups:
         return "(no completed cell)"
-    return render_tables(_tables(groups), markdown)
+    bsld = "; ".join(sorted({g.bsld for g in groups if g.bsld}))
+    return render_tables(_tables(groups, f", {bsld}" if bsld else ""), markdown)
 
 
 def format_torus_tables(groups: Sequence[TorusGroup]) -> str:
     """The summary tables as text: per source, shape, load scale (and downtime), each scheduler's
-    (rows) mean bounded slowdown at each failure count (columns), relative to fcfs's on the same
-    traces, mean wait, response and maximum bounded slowdown, then the capacity utilized, unused
-    and lost with the failures per run."""
+    (rows) mean bounded slowdown at each failure count (columns) and its change against fcfs's on
+    the same traces, the mean response time and its change, the mean wait and the maximum bounded
+    slowdown, then the capacity utilized, unused and lost with the failures per run. The first
+    title of a block names the bounded slowdown's definition (:func:`bsld_title`)."""
     return _render(groups, markdown=False)
 
 
@@ -274,10 +317,13 @@ def _seeds_note(groups: Sequence[TorusGroup]) -> str:
 def _scheduler_colour(label: str, labels: Sequence[str]) -> Any:
     from matplotlib import colormaps
 
-    if label == "fcfs":
-        return "0.15"
-    family = [lab for lab in labels if lab.split()[0] == label.split()[0]]
-    cmap = colormaps["Blues" if label.startswith("balancing") else "Oranges"]
+    moved = not label.endswith("no migration")  # the paper's system: the darker, warmer families
+    if label.startswith("fcfs"):
+        return "0.15" if moved else "0.6"
+    policy = label.split()[0]
+    family = [lab for lab in labels if lab.split()[0] == policy and lab.endswith("no migration") != moved]
+    cmap = colormaps[{("balancing", True): "Blues", ("balancing", False): "Greens", ("tiebreak", True): "Oranges",
+                      ("tiebreak", False): "Purples"}[(policy, moved)]]
     k = family.index(label)
     return cmap(0.45 + 0.5 * (k / max(1, len(family) - 1)))
 
@@ -342,14 +388,18 @@ def _parameter_figure(groups: Sequence[TorusGroup], policy: str, x: str, what: s
 
     points = list(dict.fromkeys((g.source, g.shape, g.failure_count, g.downtime) for g in groups
                                 if g.policy == policy))
-    scales = sorted({g.load_scale for g in groups if g.policy == policy})
+    moves = sorted({g.migration for g in groups if g.policy == policy}, reverse=True)
+    scales = [(c, m) for c in sorted({g.load_scale for g in groups if g.policy == policy}) for m in moves]
 
-    def series(point: tuple[Any, ...], c: float) -> list[tuple[float, TorusGroup]]:
-        key = (*point, c)
+    def line(c: float, m: bool) -> str:
+        return f"c = {c:g}" + ("" if len(moves) == 1 else ", migration" if m else ", no migration")
+
+    def series(point: tuple[Any, ...], cm: tuple[float, bool]) -> list[tuple[float, TorusGroup]]:
+        key = (*point, *cm)
         own = {g.parameter: g for g in groups if g.policy == policy
-               and (g.source, g.shape, g.failure_count, g.downtime, g.load_scale) == key}
+               and (g.source, g.shape, g.failure_count, g.downtime, g.load_scale, g.migration) == key}
         fcfs = [g for g in groups if g.policy == "fcfs"
-                and (g.source, g.shape, g.failure_count, g.downtime, g.load_scale) == key]
+                and (g.source, g.shape, g.failure_count, g.downtime, g.load_scale, g.migration) == key]
         if fcfs and 0.0 not in own:
             own[0.0] = fcfs[0]
         return sorted((float(a), g) for a, g in own.items() if a is not None)
@@ -364,10 +414,11 @@ def _parameter_figure(groups: Sequence[TorusGroup], policy: str, x: str, what: s
         fig = new_figure(figsize=(5.2 * ncols, 3.8 * nrows))
         for k, point in enumerate(points):
             ax = fig.add_subplot(nrows, ncols, k + 1)
-            for j, c in enumerate(scales):
-                s = series(point, c)
+            for j, (c, m) in enumerate(scales):
+                s = series(point, (c, m))
                 _band(ax, [a for a, _ in s], [g.mean("mean_bounded_slowdown") for _, g in s],
-                      [g.ci("mean_bounded_slowdown") for _, g in s], color=f"C{j}", label=f"c = {c:g}")
+                      [g.ci("mean_bounded_slowdown") for _, g in s], color=f"C{j // len(moves)}",
+                      ls=_STYLES[j % len(moves)], label=line(c, m))
             ax.set_xlabel(f"{x} a" + (" (a = 0: fcfs)" if any(g.policy == "fcfs" for g in groups) else ""))
             ax.set_ylabel("mean bounded slowdown")
             ax.set_title(heading(point), fontsize=9)
@@ -387,7 +438,7 @@ def _parameter_figure(groups: Sequence[TorusGroup], policy: str, x: str, what: s
             ax.set_ylim(0, 1)
             ax.set_xlabel(f"{x} a")
             ax.set_ylabel("fraction of capacity")
-            ax.set_title(f"{heading(point)}, c = {c:g}", fontsize=9)
+            ax.set_title(f"{heading(point)}, {line(*c)}", fontsize=9)
             ax.grid(alpha=0.3)
             if k == 0:
                 ax.legend(fontsize=7)
@@ -397,6 +448,8 @@ def _parameter_figure(groups: Sequence[TorusGroup], policy: str, x: str, what: s
 
 
 def _finish(fig: Any, title: str, groups: Sequence[TorusGroup]) -> Any:
-    fig.suptitle(f"{title}\n{_seeds_note(groups)}", fontsize=10)
+    bsld = "; ".join(sorted({g.bsld for g in groups if g.bsld}))
+    note = _seeds_note(groups) + (f"; bounded slowdown {bsld}" if bsld and "slowdown" in title.lower() else "")
+    fig.suptitle(f"{title}\n{note}", fontsize=10)
     fig.tight_layout()  # makes room for the suptitle
     return fig
