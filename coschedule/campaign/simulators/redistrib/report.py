@@ -8,6 +8,16 @@ normalised makespan is the mean of the per-run ratios ``makespan / faulty makesp
 same pack and failure trace (paired), which is the paper's "normalised by the makespan obtained
 in a faulty context without any redistribution" with the pairing made explicit; the faulty
 variant's ratio is 1 in every run.
+
+**The gain and its baseline.** A *gain* is ``1 - makespan / the baseline's makespan`` of the
+same run, averaged over the runs. The baseline is :data:`BASELINE`, the faulty run without
+redistribution, because that is the one [Aupy2017] §1.5.5 measures against: "We normalize the
+results by the makespan obtained in a faulty context without any redistribution, which is
+expected to be the worst case", and its gains are read off those normalised figures ("With
+n = 1000, we obtain a gain of more than 40% due to redistributions", Fig. 1.5). The other
+baseline of :data:`BASELINES`, the fault-free run without redistribution of the same pack, is
+given beside it (``vs_free``) where the database has it; ``summarize_redistrib(rows,
+baseline="fault-free-none")`` computes the gains against it instead.
 """
 
 from __future__ import annotations
@@ -23,11 +33,33 @@ from coschedule.campaign.simulators.redistrib.adapter import AXES, VARIANTS
 from coschedule.campaign.sources import CampaignError
 from coschedule.campaign.stats import student_ci
 
-__all__ = ["LABELS", "STATS", "RedistribGroup", "format_redistrib_markdown", "format_redistrib_tables",
-           "redistrib_figure", "summarize_redistrib"]
+__all__ = ["BASELINE", "BASELINES", "LABELS", "ORDERINGS", "STATS", "RedistribGroup", "format_redistrib_markdown",
+           "format_redistrib_tables", "orderings_figure", "redistrib_figure", "summarize_redistrib"]
 
 #: the row columns a group averages
 STATS = ("ratio", "makespan", "faulty_makespan", "failures", "failures_hit", "redistributions", "changes", "seconds")
+
+#: the variants a gain can be measured against: the faulty and the fault-free run without
+#: redistribution, on the same pack (and, for the faulty one, the same failures)
+BASELINES = ("faulty", "fault-free-none")
+#: the baseline of every gain the report gives: the paper's (module docstring, [Aupy2017] §1.5.5)
+BASELINE = "faulty"
+
+#: the paper's orderings of two variants, as paired differences ``ratio(a) - ratio(b)`` of the same
+#: run (negative: ``a`` is better): (name, a, b, what [Aupy2017] §1.5.5 says of the sign)
+ORDERINGS: tuple[tuple[str, str, str, str], ...] = (
+    ("EndLocal: IG - SAF", "local+iterated", "local+saf",
+     ("< 0 (Fig. 1.5: 'as expected, ITERATEDGREEDY is better'), > 0 at an MTBF of about 10 years or less "
+      "(Summary)")),
+    ("EndGreedy: IG - SAF", "greedy+iterated", "greedy+saf", "as EndLocal"),
+    ("SAF: EndGreedy - EndLocal", "greedy+saf", "local+saf",
+     "< 0 ('ENDGREEDY is useful with SHORTESTAPPLICATIONSFIRST', Fig. 1.5)"),
+    ("IG: EndGreedy - EndLocal", "greedy+iterated", "local+iterated",
+     ">= 0 ('Using ENDGREEDY with ITERATEDGREEDY does not improve the performance', Fig. 1.5)"),
+    ("EndLocal + IG - none", "local+iterated", "faulty",
+     "> 0 at a small MTBF ('it becomes even worse than without redistribution!', Fig. 1.6)"),
+    ("EndGreedy + IG - none", "greedy+iterated", "faulty", "as EndLocal + IG"),
+)
 
 #: each variant as the paper names it (ENDLOCAL is the results' ENDMETHOD)
 LABELS = {
@@ -56,6 +88,9 @@ _STYLE = {
     "greedy+iterated": ("#9467bd", "-", "P"),
 }
 _ORDER = {v: k for k, v in enumerate(VARIANTS)}
+#: each baseline as the gain table's title names it
+_AGAINST = {"faulty": "the faulty makespan without redistribution of the same pack and failures",
+            "fault-free-none": "the fault-free makespan without redistribution of the same pack"}
 
 
 @dataclass(frozen=True)
@@ -70,6 +105,8 @@ class RedistribGroup:
     variant: str
     runs: int
     stats: dict[str, tuple[float, float]] = field(default_factory=dict)
+    #: what ``stats["gain"]`` is measured against (:data:`BASELINES`)
+    baseline: str = BASELINE
 
     @property
     def point(self) -> tuple[int, int, float, float]:
@@ -102,24 +139,40 @@ def _run_key(r: dict[str, Any]) -> tuple[Any, ...]:
     return (r["n"], r["p"], r["mtbf_years"], r["c"], r["run"])
 
 
-def summarize_redistrib(rows: Iterable[dict[str, Any]]) -> list[RedistribGroup]:
+def summarize_redistrib(rows: Iterable[dict[str, Any]], baseline: str = BASELINE) -> list[RedistribGroup]:
     """Groups of cells over their runs, sorted by point and variant (:data:`VARIANTS` order).
-    Where the database has ``fault-free-none`` runs, each group also has ``vs_free``: the mean
-    of ``makespan / the fault-free makespan without redistribution`` of the same run (paired),
-    the gain of redistribution alone for a fault-free variant, the cost of the failures for
-    ``faulty``."""
+
+    Each group has ``gain``: the mean over its runs of ``1 - makespan / the baseline's makespan``
+    of the same run (paired), ``baseline`` one of :data:`BASELINES` (the faulty run without
+    redistribution by default: the module docstring says why); a run whose baseline is not among
+    ``rows`` has no gain. Where the database has ``fault-free-none`` runs, each group also has
+    ``vs_free``: the mean of ``makespan / the fault-free makespan without redistribution`` of the
+    same run, the gain of redistribution alone for a fault-free variant, the cost of the failures
+    for ``faulty``. An unknown ``baseline`` raises :class:`CampaignError` naming the valid ones."""
+    if baseline not in BASELINES:
+        raise CampaignError(f"unknown baseline {baseline!r}: choose {' or '.join(BASELINES)}")
     rows = list(rows)
     free = {_run_key(r): r["makespan"] for r in rows if r["variant"] == "fault-free-none"}
+    base = {_run_key(r): r["faulty_makespan"] for r in rows} if baseline == "faulty" else free
     acc: dict[tuple[Any, ...], list[dict[str, Any]]] = defaultdict(list)
     for r in rows:
         acc[(r["n"], r["p"], r["mtbf_years"], r["c"], r["variant"])].append(r)
     out = []
     for (n, p, mtbf, c, variant), rs in acc.items():
         stats = {s: student_ci([r[s] for r in rs]) for s in STATS}
+        gains = [1.0 - r["makespan"] / base[_run_key(r)] for r in rs if _run_key(r) in base]
+        if gains:
+            stats["gain"] = student_ci(gains)
         paired = [r["makespan"] / free[_run_key(r)] for r in rs if _run_key(r) in free]
         if paired:
             stats["vs_free"] = student_ci(paired)
-        out.append(RedistribGroup(n, p, mtbf, c, variant, runs=len(rs), stats=stats))
+        for _, a, b, _ in ORDERINGS:
+            if variant == a:
+                other = {_run_key(r): r["ratio"] for r in rows if r["variant"] == b}
+                diffs = [r["ratio"] - other[_run_key(r)] for r in rs if _run_key(r) in other]
+                if diffs:
+                    stats[f"minus {b}"] = student_ci(diffs)
+        out.append(RedistribGroup(n, p, mtbf, c, variant, runs=len(rs), stats=stats, baseline=baseline))
     out.sort(key=lambda g: (*g.point, _ORDER.get(g.variant, 99), g.variant))
     return out
 
@@ -178,10 +231,28 @@ def _tables(groups: Sequence[RedistribGroup]) -> list[tuple[str, list[str], list
     header = ["point", *variants]
     day = 1.0 / 86400.0
     extra = []
+    if any("gain" in g.stats for g in groups):
+        against = _AGAINST[groups[0].baseline]
+        extra.append((f"gain (%): 1 - makespan / {against} (paired; the baseline of every gain)", header,
+                      table("gain", ".1f", 100.0)))
     if any("vs_free" in g.stats for g in groups):
         extra.append((("makespan / the fault-free makespan without redistribution of the same pack (paired): the "
                        "gain of redistribution alone for a fault-free variant, the cost of the failures for the others"),
                       header, table("vs_free", ".3f")))
+    orders = [(name, a, b) for name, a, b, _ in ORDERINGS
+              if any(f"minus {b}" in g.stats for g in groups if g.variant == a)]
+    if orders:
+        lines = []
+        for pt in points:
+            line = [_point_label(pt, shown)]
+            for _, a, b in orders:
+                g = cell.get((pt, a))
+                stat = f"minus {b}"
+                line.append(f"{100 * g.mean(stat):+.1f} ± {100 * g.ci(stat):.1f}" if g and stat in g.stats else "-")
+            lines.append(line)
+        extra.append((("the paper's orderings: ratio(a) - ratio(b) of the same run, in points of normalised makespan "
+                       "(negative: a is better; IG: IteratedGreedy, SAF: ShortestApplicationsFirst, none: the faulty "
+                       "run without redistribution)"), ["point", *(name for name, _, _ in orders)], lines))
     return [
         ((f"{head}\nnormalised makespan: makespan / the faulty makespan without redistribution on the same "
           "pack and failures (paired; lower is better)"), header, table("ratio", ".3f")),
@@ -310,4 +381,69 @@ def redistrib_figure(rows: Sequence[dict[str, Any]], title: str | None = None, *
                loc="lower center", ncol=min(3, len(handles)), fontsize=8, frameon=False)
     height = 4.3 * nrows + 1.6
     fig.tight_layout(rect=(0, (0.25 * math.ceil(len(handles) / 3) + 0.15) / height, 1, 1))
+    return fig
+
+
+def orderings_figure(rows: Sequence[dict[str, Any]], axis: str = "c", title: str | None = None) -> Any:
+    """The paper's orderings (:data:`ORDERINGS`) against ``axis``: a panel per ordering whose two
+    variants are among ``rows``, the paired difference ``ratio(a) - ratio(b)`` in points of
+    normalised makespan with its 95 % interval, a line per value of the other axes that vary (the
+    MTBF of a c sweep, say), and the line at 0 (below it, ``a`` is better). Where a line stays on
+    the side the paper says (the panel's title), the paper's ordering holds there."""
+    import textwrap
+
+    from coschedule.plot.figure import new_figure
+
+    groups = summarize_redistrib(rows)
+    if axis not in AXES:
+        raise CampaignError(f"unknown axis {axis!r}: choose one of {', '.join(AXES)}")
+    if len({getattr(g, axis) for g in groups}) < 2:
+        raise CampaignError(f"the rows have one value of {axis}: the orderings figure needs two or more")
+    orders = [o for o in ORDERINGS if any(f"minus {o[2]}" in g.stats for g in groups if g.variant == o[1])]
+    others = [a for a in varying_axes(groups) if a != axis]
+    combos = sorted({tuple(getattr(g, a) for a in others) for g in groups})
+    ncols = min(3, len(orders))
+    nrows = -(-len(orders) // ncols)
+    fig = new_figure(figsize=(5.2 * ncols, 3.9 * nrows + 1.3))
+    cmap = __import__("matplotlib").colormaps["viridis"]
+    xs_all = sorted({float(getattr(g, axis)) for g in groups})
+    log = _log_axis(xs_all)
+    handles = {}
+    for k, (name, a, b, says) in enumerate(orders):
+        ax = fig.add_subplot(nrows, ncols, k + 1)
+        stat = f"minus {b}"
+        for j, combo in enumerate(combos):
+            gs = sorted((g for g in groups if g.variant == a and stat in g.stats
+                         and tuple(getattr(g, o) for o in others) == combo), key=lambda g: getattr(g, axis))
+            if not gs:
+                continue
+            label = _point_label([dict(zip(others, combo)).get(o, 0) for o in AXES], others) if others else None
+            colour = cmap(j / max(1, len(combos) - 1) * 0.9)
+            xs = [float(getattr(g, axis)) * (1 + 0.03 * (j - (len(combos) - 1) / 2) if log else 1) for g in gs]
+            bars = ax.errorbar(xs, [100 * g.mean(stat) for g in gs],
+                               yerr=[100 * g.ci(stat) if math.isfinite(g.ci(stat)) else 0.0 for g in gs],
+                               color=colour, marker="o", ms=3.5, lw=1.2, capsize=2, elinewidth=0.8, label=label)
+            if label:
+                handles.setdefault(label, bars)
+        ax.axhline(0.0, color="0.3", lw=0.8)
+        if log:
+            ax.set_xscale("log")
+            ax.set_xticks(xs_all)
+            ax.set_xticklabels([_fmt_axis(axis, x) for x in xs_all])
+            ax.minorticks_off()
+        ax.set_xlabel(AXIS_NAMES[axis] + (" (log scale)" if log else ""))
+        ax.set_ylabel("points of normalised makespan")
+        ax.set_title("\n".join([name, *textwrap.wrap(f"paper: {says}", 62)]), fontsize=8)
+        ax.grid(alpha=0.3)
+    runs = sorted({g.runs for g in groups})
+    fixed = [x for x in AXES if x not in varying_axes(groups)]
+    note = (f"{_point_label(groups[0].point, fixed)}; " if fixed else "") + \
+        f"{'/'.join(map(str, runs))} runs a point; paired differences with 95 % intervals (Student t)"
+    head = title or f"The orderings of [Aupy2017] §1.5.5 against {_SHORT[axis]}: ratio(a) - ratio(b) of the same run"
+    fig.suptitle(f"{head}\n{note}", fontsize=10)
+    if len(handles) > 1:
+        fig.legend(list(handles.values()), list(handles), loc="lower center", ncol=min(6, len(handles)), fontsize=8,
+                   frameon=False)
+    height = 3.9 * nrows + 1.3
+    fig.tight_layout(rect=(0, (0.35 if len(handles) > 1 else 0.0) / height, 1, 1))
     return fig
