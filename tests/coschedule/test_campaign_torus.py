@@ -110,7 +110,7 @@ def test_values_are_canonical_and_the_digest_ignores_the_name():
 
 def test_bundled_specs():
     for name, cells, seeds in (("failures", 246, 5), ("confidence", 330, 5), ("accuracy", 330, 5), ("demo", 28, 3),
-                               ("failures-quick", 84, 2), ("predictors-quick", 60, 1)):
+                               ("failures-quick", 42, 2), ("predictors-quick", 30, 1)):
         spec = load_spec(ROOT / "campaigns" / f"oliner2004-{name}.toml")
         assert spec.simulator == "torus" and spec.seeds == seeds
         assert spec.n_cells() == cells, name
