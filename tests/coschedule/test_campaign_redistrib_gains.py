@@ -108,6 +108,17 @@ def test_c_sweep_specs_span_three_orders_of_magnitude():
         assert (spec.c[0], spec.c[-1]) == (lo, hi) and spec.simulator == "redistrib"
         assert {"faulty", "fault-free-none"} <= set(spec.variants)
     assert load_spec(ROOT / "campaigns" / "redistribution-c-sweep-fig16.toml").mtbf_years == (5.0, 10.0, 25.0, 125.0)
+    # the reproduction keeps c = 1 s per data unit (docs/reproduce-redistribution.md#the-unit-of-c)
+    for fig in ("fig14", "fig15", "fig16", "fig15-baselines"):
+        assert load_spec(ROOT / "campaigns" / f"redistribution-{fig}.toml").c == (1.0,), fig
+    # Fig. 1.5's gain against both baselines, on the packs and traces of redistribution-fig15
+    both = load_spec(ROOT / "campaigns" / "redistribution-fig15-baselines.toml")
+    fig15 = load_spec(ROOT / "campaigns" / "redistribution-fig15.toml")
+    assert {"faulty", "fault-free-none"} <= set(both.variants) and set(both.n) <= set(fig15.n)
+    assert (both.seed, both.p, both.mtbf_years, both.runs) == (fig15.seed, fig15.p, fig15.mtbf_years, fig15.runs)
+    same = {c.id: (c.pack_seed, c.failure_seed) for c in fig15.cells()}
+    assert all(same[c.id] == (c.pack_seed, c.failure_seed) for c in both.cells() if c.id in same)
+    assert sum(c.id in same for c in both.cells()) == 2 * 50 * 5  # every variant but fault-free-none
 
 
 @pytest.mark.parametrize("value, message", [("-0.05", "c must be a finite number >= 0, got -0.05"),
