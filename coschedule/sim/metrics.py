@@ -54,8 +54,13 @@ Each is given in node-seconds and as a fraction of the capacity. The ``useful`` 
 paper's "useful utilization" (Table 4). Beside them: the share of the window's *time* during
 which at least one node is idle (up and not allocated), and the share of the window's failures
 right after which at least one node is idle -- "right after" the failure's instant, once
-everything at that instant is done (jobs ended, failures applied, jobs started). The latter is
-Table 5a's "percentage of time at least one node is available right after a failure". Counts
+everything at that instant is done (jobs ended, failures applied, jobs started) -- and the share
+of failures *before* which at least one node was idle (up and not allocated just before the
+failure's instant, before any of its events). [Du2024] Table 5a, "percentage of time at least
+one node is available right after a failure", can be read three ways; its Baseline row (92.09 %,
+93.36 %) is the "idle perc." of Table 8, whose caption reads "percentage of time at least one node
+is available": the time share. All three are reported (docs/reproduce-node-stealing.md compares
+them). Counts
 in the window: failures applied, failures that hit a job, restarts (attempts ended by a failure
 or interrupted); with node stealing ([Du2024] Tables 5b and 9) the steals done and cancelled,
 and how the failures that hit a running job were met: a free node replaced the failed one at
@@ -220,6 +225,7 @@ class Utilization:
     failures_idle_after: int  # ... right after which at least one node is idle
     restarts: int  # attempts ended (by a failure or an interruption) in the window
     failures_spare: int = 0  # failures that struck while a node was up and idle ([Du2024] Table 5b)
+    failures_idle_before: int = 0  # ... before whose instant at least one node was idle
     stealing: float = 0.0  # node-seconds lost to node stealing (Fig. 3's thin line)
     held: float = 0.0  # node-seconds failed jobs kept idle waiting for a stolen node
     steals: int = 0  # nodes changed hands (steals done) in the window ([Du2024] Tables 5b, 9)
@@ -245,6 +251,12 @@ class Utilization:
         """Share of the window's failures right after which at least one node is idle (Table 5a
         of [Du2024]); NaN without failures."""
         return self.failures_idle_after / self.failures if self.failures else math.nan
+
+    @property
+    def idle_before_failure_share(self) -> float:
+        """Share of the window's failures before whose instant at least one node was idle (a
+        reading of Table 5a of [Du2024], module docstring); NaN without failures."""
+        return self.failures_idle_before / self.failures if self.failures else math.nan
 
     @property
     def spare_at_failure_share(self) -> float:
@@ -354,6 +366,9 @@ def utilization(result: SimulationResult, window: tuple[float, float] | None = N
     in_window = [f for f in result.failures if lo <= f.time < hi]
     at = np.searchsorted(instants, np.array([f.time for f in in_window], dtype=np.float64), side="right") - 1
     after = level[at] if in_window else np.empty(0)
+    # just before the instant: the level of the segment that ends there (none: nothing ran yet)
+    left = np.searchsorted(instants, np.array([f.time for f in in_window], dtype=np.float64), side="left") - 1
+    before = np.where(left >= 0, level[np.maximum(left, 0)], 0) if in_window else np.empty(0)
     restarts = sum(1 for a in result.attempts if a.outcome in ("failed", "interrupted") and lo <= a.end < hi)
     held = sum(len(h.nodes) * max(0.0, min(h.end, hi) - max(h.start, lo)) for h in result.holds)
     done = [s for s in result.steals if lo <= s.time < hi]
@@ -363,6 +378,7 @@ def utilization(result: SimulationResult, window: tuple[float, float] | None = N
         failures=len(in_window), failures_hit=sum(1 for f in in_window if f.job >= 0),
         failures_idle_after=int(np.count_nonzero(after < N)), restarts=restarts,
         failures_spare=sum(1 for f in in_window if f.idle > 0),
+        failures_idle_before=int(np.count_nonzero(before < N)),
         held=float(held), steals=sum(1 for s in done if not s.cancelled),
         steals_cancelled=sum(1 for s in done if s.cancelled),
         replaced=sum(1 for f in in_window if f.reaction == "spare"),
@@ -434,6 +450,8 @@ class Summary:
                 "idle_after_failure_share": _json_number(u.idle_after_failure_share),
                 "failures_spare": u.failures_spare,
                 "spare_at_failure_share": _json_number(u.spare_at_failure_share),
+                "failures_idle_before": u.failures_idle_before,
+                "idle_before_failure_share": _json_number(u.idle_before_failure_share),
                 "restarts": u.restarts,
                 "steals": u.steals,
                 "steals_cancelled": u.steals_cancelled,
@@ -469,8 +487,9 @@ class Summary:
         lines.append(f"at least one node idle: {_fmt(100 * u.idle_time_share)} % of the time")
         lines.append(f"failures: {u.failures} applied, {u.failures_hit} hit a job, {u.restarts} restarts; "
                      f"at least one node idle right after {u.failures_idle_after} of them "
-                     f"({_fmt(100 * u.idle_after_failure_share)} %); a node idle when {u.failures_spare} "
-                     f"struck ({_fmt(100 * u.spare_at_failure_share)} %)")
+                     f"({_fmt(100 * u.idle_after_failure_share)} %), just before "
+                     f"{u.failures_idle_before} ({_fmt(100 * u.idle_before_failure_share)} %); a node idle when "
+                     f"{u.failures_spare} struck ({_fmt(100 * u.spare_at_failure_share)} %)")
         if self.stealing:
             lines.append(f"node stealing: {u.steals} steals ({u.steals_cancelled} cancelled); of the failures "
                          f"that hit a running job, {u.replaced} met a free node, {u.waited} waited")

@@ -663,6 +663,8 @@ def test_report_tells_how_failures_were_met(stealing_db):
             and r["downtime"] == 600.0]
     assert g.reactions["steals"] == pytest.approx(float(np.mean([u["steals"] for u in mine])))
     assert g.reactions["replaced"] + g.reactions["waited"] <= g.reactions["failures_hit"]
+    for name, key in (("idle_time", "idle_time_share"), ("idle_before", "idle_before_failure_share")):
+        assert g.reactions[name] == pytest.approx(float(np.mean([u[key] for u in mine])))  # Table 5a's readings
     text = format_batch_tables(groups)
     stole = any(gr.reactions and gr.reactions["steals"] for gr in groups)
     assert ("how failures were met" in text) is stole

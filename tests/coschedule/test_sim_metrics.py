@@ -85,6 +85,8 @@ def test_toy_utilization_by_hand(toy):
     # right after the failure at 1, J3 waits and J5 took node 3: nodes 4-7 are idle
     assert (u.failures, u.failures_hit, u.failures_idle_after, u.restarts) == (1, 1, 1, 1)
     assert u.idle_after_failure_share == 1.0
+    # just before it, on [0, 1), every node was busy; when it struck (after nothing else at 1) too
+    assert (u.failures_idle_before, u.failures_spare) == (0, 0) and u.idle_before_failure_share == 0.0
 
 
 def test_toy_utilization_in_a_window(toy):
@@ -209,6 +211,17 @@ def test_the_six_parts_add_up(run, a, b):
     assert math.fsum(u.parts().values()) == pytest.approx(u.capacity, rel=1e-9, abs=1e-9)
     assert all(v >= -1e-9 for v in u.parts().values())
     assert 0 <= u.failures_idle_after <= u.failures
+    # a node idle just before a failure's instant, recounted from the records: busy are the
+    # attempts, holds and downtimes that cover (t - dt, t)
+    N = result.workload.n_nodes
+
+    def busy_before(t):
+        return (sum(len(x.nodes) for x in result.attempts if x.start < t <= x.end)
+                + sum(len(h.nodes) for h in result.holds if h.start < t <= h.end)
+                + sum(1 for f in result.failures if f.time < t <= f.up))
+
+    expected = sum(1 for f in result.failures if lo <= f.time < hi and busy_before(f.time) < N)
+    assert u.failures_idle_before == expected
 
 
 def test_job_records_one_row_per_attempt(toy, tmp_path):

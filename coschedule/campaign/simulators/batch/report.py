@@ -55,8 +55,10 @@ class BatchGroup:
     utilization: dict[str, float] | None = None
     #: means over the runs of how failures were met ([Du2024] Tables 5 and 9): ``failures_hit``,
     #: ``replaced`` (a free node), ``steals``, ``steals_cancelled``, ``waited``, and the shares
-    #: ``idle_after`` (a node idle right after a failure, Table 5a) and ``spare`` (a node idle
-    #: when it struck, Table 5b); ``None`` when the metrics do not have them
+    #: ``idle_after`` (a node idle right after a failure), ``idle_before`` (just before its
+    #: instant), ``idle_time`` (the share of time with a node idle: Table 5a's three readings)
+    #: and ``spare`` (a node idle when it struck, Table 5b); ``None`` when the metrics do not
+    #: have them
     reactions: dict[str, float] | None = None
 
     @property
@@ -100,7 +102,8 @@ def _utilization(rows: Sequence[dict[str, Any]]) -> dict[str, float] | None:
 
 _REACTIONS = (("failures_hit", "failures_hit"), ("replaced", "replaced"), ("steals", "steals"),
               ("steals_cancelled", "steals_cancelled"), ("waited", "waited"),
-              ("idle_after", "idle_after_failure_share"), ("spare", "spare_at_failure_share"))
+              ("idle_after", "idle_after_failure_share"), ("idle_before", "idle_before_failure_share"),
+              ("idle_time", "idle_time_share"), ("spare", "spare_at_failure_share"))
 
 
 def _reactions(rows: Sequence[dict[str, Any]]) -> dict[str, float] | None:
@@ -216,12 +219,15 @@ def _tables(groups: Sequence[BatchGroup]) -> list[tuple[str, list[str], list[lis
             rows = [_setting_cells(g)[:4] + [g.policy] + [
                 f"{(g.reactions or {})[k]:.1f}" for k in ("failures_hit", "replaced", "steals", "steals_cancelled",
                                                             "waited")] + [
-                f"{100 * (g.reactions or {})[k]:.2f}" for k in ("idle_after", "spare")] for g in met]
+                f"{100 * (g.reactions or {})[k]:.2f}" for k in ("idle_time", "idle_before", "idle_after", "spare")]
+                for g in met]
             out.append(("how failures were met, per run (Tables 5, 9): failures that hit a job; a free node "
                         "replaced the failed one; node stealing (done, cancelled); waited in the queue; % of "
-                        "failures with a node idle right after (5a) and when it struck (5b)",
+                        "the time with a node idle (5a, read as Table 8's 'idle perc.'), % of failures with a "
+                        "node idle just before and right after their instant (5a's other readings) and when "
+                        "they struck (5b)",
                         [*SETTING_HEADER[:4], "policy", "hit", "free node", "steals", "cancelled", "waited",
-                         "idle after %", "idle at %"], rows))
+                         "idle time %", "idle before %", "idle after %", "idle at %"], rows))
         util = [g for g in gs if g.utilization]
         if util:
             keys = list(dict.fromkeys(k for g in util for k in g.utilization or {}))
