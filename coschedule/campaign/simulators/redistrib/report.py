@@ -248,7 +248,11 @@ def _tables(groups: Sequence[RedistribGroup]) -> list[tuple[str, list[str], list
             for _, a, b in orders:
                 g = cell.get((pt, a))
                 stat = f"minus {b}"
-                line.append(f"{100 * g.mean(stat):+.1f} ± {100 * g.ci(stat):.1f}" if g and stat in g.stats else "-")
+                if g is None or stat not in g.stats:
+                    line.append("-")
+                    continue
+                mu = 100 * g.mean(stat) + 0.0  # + 0.0: no "-0.0"
+                line.append(f"{mu if round(mu, 1) else 0.0:+.1f} ± {100 * g.ci(stat):.1f}")
             lines.append(line)
         extra.append((("the paper's orderings: ratio(a) - ratio(b) of the same run, in points of normalised makespan "
                        "(negative: a is better; IG: IteratedGreedy, SAF: ShortestApplicationsFirst, none: the faulty "
