@@ -42,6 +42,23 @@ Policies
   that comes back brings no news (the plan already holds that instant), so it changes nothing:
   recomputing there could move a reservation later, even one falling due at that very instant,
   with no failure. Jobs whose reservation falls now start.
+
+Reservations
+------------
+``reservations`` (conservative backfilling and node stealing) says what a reservation holds.
+``"count"`` (default): a number of nodes on the count profile (:mod:`coschedule.sim.profile`);
+a job whose reservation falls due starts on the lowest-index nodes up and idle, so a plan
+that fits by counts is always realised. ``"nodes"``: particular nodes, as batsched does
+([Du2024] §5.1: the paper's simulations ran Batsim with the Batsched scheduler, which "take[s]
+decisions on when and where (which nodes) to schedule a job"): the plan is a node-set profile
+(:mod:`coschedule.sim.nodeset_profile`), each reservation is the lowest-index nodes of the
+intersection of the free sets over its window (batsched's ``add_job_first_fit`` with its basic
+resource selector), the compression takes each waiting job out and adds it again first fit,
+perhaps on other nodes, and a job whose reservation falls due starts on its reserved nodes
+(free by construction: anything that frees or takes a node outside the plan -- a failure, a
+node back, a steal -- recomputes the plan). Free nodes can then stay idle that a count plan
+would fill (fragmentation). A failed job's restart on a spare node keeps its rule (the
+lowest-index node up and idle), as does node stealing's.
 """
 
 from __future__ import annotations
@@ -50,12 +67,15 @@ import bisect
 import math
 
 from coschedule.sim.engine import PRIORITY_FAILED, Instant, Simulation
+from coschedule.sim.nodeset_profile import NodeSetProfile, nodes_of
 from coschedule.sim.profile import AvailabilityProfile
 
-__all__ = ["BACKFILLING_POLICIES", "EASY", "FCFS", "RELEASES", "Conservative", "QueuePolicy"]
+__all__ = ["BACKFILLING_POLICIES", "EASY", "FCFS", "RELEASES", "RESERVATIONS", "Conservative", "QueuePolicy"]
 
 #: values of the policies' ``release`` option (module docstring); the first is the default
 RELEASES = ("resubmission", "first")
+#: values of the ``reservations`` option (module docstring, "Reservations"); the first is the default
+RESERVATIONS = ("count", "nodes")
 
 
 class QueuePolicy:
@@ -63,15 +83,23 @@ class QueuePolicy:
 
     name = "queue"
 
-    def __init__(self, *, knows_downtime: bool = False, release: str = RELEASES[0]) -> None:
+    def __init__(self, *, knows_downtime: bool = False, release: str = RELEASES[0],
+                 reservations: str = RESERVATIONS[0]) -> None:
         if release not in RELEASES:
             raise ValueError(f"release must be one of {', '.join(RELEASES)}, got {release!r}")
+        if reservations not in RESERVATIONS:
+            raise ValueError(f"reservations must be one of {', '.join(RESERVATIONS)}, got {reservations!r}")
+        if reservations != "count" and not isinstance(self, Conservative):
+            raise ValueError(f"reservations={reservations!r} is an option of conservative backfilling and node "
+                             f"stealing, not of {self.name}")
         self.knows_downtime = bool(knows_downtime)
         self.release = release
+        self.reservations = reservations
         self.queue: list[tuple[int, float, int]] = []  # (-priority, release, job), sorted
 
     def __repr__(self) -> str:
-        return f"{type(self).__name__}(knows_downtime={self.knows_downtime}, release={self.release!r})"
+        return (f"{type(self).__name__}(knows_downtime={self.knows_downtime}, release={self.release!r}, "
+                f"reservations={self.reservations!r})")
 
     def reset(self, sim: Simulation) -> None:
         self.queue = []
@@ -101,10 +129,21 @@ class QueuePolicy:
     def _start(self, sim: Simulation, j: int) -> None:
         sim.start(j, sim.lowest_free(sim.procs[j]))
 
-    def _occupied(self, sim: Simulation) -> AvailabilityProfile:
-        """A profile of what is running (until start + wall time) and of the down nodes."""
+    def _occupied(self, sim: Simulation, nodes: bool = False) -> AvailabilityProfile | NodeSetProfile:
+        """A profile of what is running (until start + wall time) and of the down nodes: of
+        counts, or with ``nodes`` of node sets (each on its nodes)."""
         now = sim.now
-        prof = AvailabilityProfile(sim.n_nodes, now, size_hint=2 * (len(sim.running) + len(self.queue)) + 8)
+        hint = 2 * (len(sim.running) + len(self.queue)) + 8
+        if nodes:
+            ns = NodeSetProfile(sim.n_nodes, now, size_hint=hint)
+            for j in sim.running:
+                ns.add(now, sim.start_time[j] + sim.wall[j], sim.held[j])
+            for x, back in sim.down_nodes():
+                ns.add(now, back if self.knows_downtime else math.inf, (x,))
+            for j, until in sim.holds.items():
+                ns.add(now, until, sim.held[j])
+            return ns
+        prof = AvailabilityProfile(sim.n_nodes, now, size_hint=hint)
         for j in sim.running:
             prof.add(now, sim.start_time[j] + sim.wall[j], sim.procs[j])
         downs: dict[float, int] = {}
@@ -172,33 +211,50 @@ class Conservative(QueuePolicy):
 
     def reset(self, sim: Simulation) -> None:
         super().reset(sim)
-        self.profile = AvailabilityProfile(sim.n_nodes, sim.now)
+        self.profile: AvailabilityProfile | NodeSetProfile = (
+            NodeSetProfile(sim.n_nodes, sim.now) if self.reservations == "nodes" else AvailabilityProfile(sim.n_nodes, sim.now))
         self.reserved: dict[int, float] = {}
+        self.nodes: dict[int, tuple[tuple[int, int], ...]] = {}  # with reservations="nodes": each one's nodes
+
+    def _place(self, jobs: list[int], procs: list[int], wall: list[float]) -> None:
+        """Reserve ``jobs`` in order at their earliest fits (on nodes, with node sets)."""
+        out = self.profile.place([procs[j] for j in jobs], [wall[j] for j in jobs])
+        if isinstance(out, tuple):
+            starts, sets = out
+            self.nodes.update(zip(jobs, sets))
+        else:
+            starts = out
+        self.reserved.update(zip(jobs, starts.tolist()))
 
     def decide(self, sim: Simulation, instant: Instant) -> None:
         old = [item[2] for item in self.queue] if instant.ended else []  # compress needs them
         for j in instant.submitted:
             self._enqueue(sim, j)
         procs, wall = sim.procs, sim.wall
+        by_nodes = self.reservations == "nodes"
         if self._must_replan(instant):
-            self.profile = prof = self._occupied(sim)
-            jobs = [item[2] for item in self.queue]
-            starts = prof.place([procs[j] for j in jobs], [wall[j] for j in jobs])
-            self.reserved = dict(zip(jobs, starts.tolist()))
+            self.profile = self._occupied(sim, by_nodes)
+            self.reserved, self.nodes = {}, {}
+            self._place([item[2] for item in self.queue], procs, wall)
         else:
             prof = self.profile
             prof.advance(sim.now)
             for j in instant.ended:
                 s = sim.start_time[j]
-                prof.remove(s, s + wall[j], procs[j])
+                if isinstance(prof, NodeSetProfile):
+                    prof.remove(s, s + wall[j], sim.last_nodes[j])
+                else:
+                    prof.remove(s, s + wall[j], procs[j])
             if instant.ended and old:
-                starts = prof.compress([procs[j] for j in old], [wall[j] for j in old],
-                                       [self.reserved[j] for j in old])
+                p, w, s0 = [procs[j] for j in old], [wall[j] for j in old], [self.reserved[j] for j in old]
+                if isinstance(prof, NodeSetProfile):
+                    starts, sets = prof.compress(p, w, s0, [self.nodes[j] for j in old])
+                    self.nodes.update(zip(old, sets))
+                else:
+                    starts = prof.compress(p, w, s0)
                 self.reserved.update(zip(old, starts.tolist()))
-            new = instant.submitted
-            if new:
-                starts = prof.place([procs[j] for j in new], [wall[j] for j in new])
-                self.reserved.update(zip(new, starts.tolist()))
+            if instant.submitted:
+                self._place(instant.submitted, procs, wall)
         now = sim.now
         if not self.reserved or min(self.reserved.values()) > now:
             return  # no reservation falls now (a C-speed scan before the Python one)
@@ -207,7 +263,10 @@ class Conservative(QueuePolicy):
             j = item[2]
             if self.reserved[j] <= now:
                 del self.reserved[j]
-                self._start(sim, j)
+                if by_nodes:  # on its reserved nodes, free by construction
+                    sim.start(j, nodes_of(self.nodes.pop(j)))
+                else:
+                    self._start(sim, j)
             else:
                 keep.append(item)
         self.queue = keep

@@ -36,7 +36,7 @@ import math
 import numpy as np
 
 from coschedule.jit import njit
-from coschedule.sim.profile import _add, _earliest_fit, _lower_bound, _prefix_max
+from coschedule.sim.profile import _add, _advance, _earliest_fit, _lower_bound, _place, _prefix_max
 
 # job states (as coschedule.sim.engine)
 _WAITING, _RUNNING, _DONE, _UNSUBMITTED, _HELD = 0, 1, 2, 3, 4
@@ -511,3 +511,46 @@ def _room(k, N, a_nodes, h_nodes, s_nodes, pool, a_noff, h_noff, s_noff, c):  # 
     write them."""
     return (_grow(a_nodes, a_noff[c[_NA]] + k * N), _grow(h_nodes, h_noff[c[_NH]] + k * N),
             _grow(s_nodes, s_noff[c[_NS]] + N), _grow(pool, c[_POOL] + k * N))
+
+
+@njit(cache=True)
+def _plan_counts(  # type: ignore[no-untyped-def]
+    ts, fr, plen, bsum, pm, rebuild, now, N, running, nrun, J, up, up_at, knows_downtime, holding, nhold,
+    ended, nend, old, nold, submitted, nsub, queue, qlen, reserved, tmp_p, tmp_d, tmp_s,
+):
+    """Conservative backfilling's plan on counts (``Conservative.decide`` with
+    ``reservations="count"``): rebuilt (the running jobs, down nodes and holds, then the queue
+    placed) or, the ended jobs removed, the old queue ``old[:nold]`` compressed and the
+    submitted jobs placed; the starts in ``reserved``. Returns the profile's length."""
+    ji, jf, ci = J[0], J[1], J[2]
+    procs, start_time, wall = ci[_PROCS], jf[_START], jf[_WALL]
+    if rebuild:
+        plen = _occupied(ts, fr, bsum, now, N, running, nrun, start_time, wall, procs, up, up_at,
+                         knows_downtime, holding, nhold, jf[_HUNTIL], ji[_CNT])
+        for y in range(qlen):
+            tmp_p[y] = procs[queue[y]]
+            tmp_d[y] = wall[queue[y]]
+        plen = _place(ts, fr, plen, bsum, tmp_p[:qlen], tmp_d[:qlen], tmp_s[:qlen])
+        for y in range(qlen):
+            reserved[queue[y]] = tmp_s[y]
+        return plen
+    plen = _advance(ts, fr, plen, bsum, now)
+    for y in range(nend):
+        j = ended[y]
+        plen = _add(ts, fr, plen, bsum, start_time[j], start_time[j] + wall[j], procs[j])
+    if nend > 0 and nold > 0:
+        for y in range(nold):
+            tmp_p[y] = procs[old[y]]
+            tmp_d[y] = wall[old[y]]
+            tmp_s[y] = reserved[old[y]]
+        plen = _compress_moving(ts, fr, plen, bsum, pm, tmp_p[:nold], tmp_d[:nold], tmp_s[:nold])
+        for y in range(nold):
+            reserved[old[y]] = tmp_s[y]
+    if nsub > 0:
+        for y in range(nsub):
+            tmp_p[y] = procs[submitted[y]]
+            tmp_d[y] = wall[submitted[y]]
+        plen = _place(ts, fr, plen, bsum, tmp_p[:nsub], tmp_d[:nsub], tmp_s[:nsub])
+        for y in range(nsub):
+            reserved[submitted[y]] = tmp_s[y]
+    return plen

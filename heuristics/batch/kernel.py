@@ -87,17 +87,18 @@ from coschedule.heuristics.batch.engine import (
     _close_hold,
     _compact_pool,
     _complete,
-    _compress_moving,
     _drop_node,
     _grow,
     _heap_pop,
     _interrupt,
     _lowest_free,
     _occupied,
+    _plan_counts,
     _queue_insert,
     _room,
     _start,
 )
+from coschedule.heuristics.batch.nodeset_kernel import _alloc, _plan_nodes, _reserved_nodes
 from coschedule.heuristics.batch.stealing_kernel import (
     REASONS,
     _held_failed,
@@ -107,7 +108,7 @@ from coschedule.heuristics.batch.stealing_kernel import (
     _wake,
 )
 from coschedule.jit import njit
-from coschedule.sim.profile import _add, _advance, _earliest_fit, _first_below, _place, summary_size
+from coschedule.sim.profile import _add, _earliest_fit, _first_below, summary_size
 from coschedule.sim.result import (
     CHECKPOINTED,
     COMPLETED,
@@ -150,7 +151,7 @@ def _simulate(
 ):
     """One run (module docstring). ``prm``: timing, victim rule, criterion, run-time tie-break,
     ``knows_downtime``, ``N`` (:mod:`.stealing_kernel`), the release reading (1: resubmission,
-    ``cf[_SUBMIT]`` then moves at each restart); ``work`` the lengths, ``length`` and
+    ``cf[_SUBMIT]`` then moves at each restart), the reservations (1: on nodes); ``work`` the lengths, ``length`` and
     ``wall_full`` extended by the checkpoints, ``block`` ``T + C`` and ``K`` the checkpoints per
     job (the reference's numbers), ``cost`` C, ``R`` the recovery, ``final`` the final
     checkpoint of eq. (1)."""
@@ -158,6 +159,7 @@ def _simulate(
     F = fail_t.shape[0]
     stealing = policy == _STEALING
     knows_downtime = prm[4] != 0
+    by_nodes = prm[7] != 0  # reservations="nodes" (nodeset_kernel)
     # ---- jobs (batch_engine's layout)
     ji = np.zeros((_NI, n), dtype=np.int64)
     ji[_STATE, :] = _UNSUBMITTED
@@ -261,6 +263,7 @@ def _simulate(
     ts2 = np.empty(cap2)
     fr2 = np.empty(cap2, dtype=np.int64)
     P2 = (ts2, fr2, np.empty(summary_size(cap2), dtype=np.int64))
+    NS, npool, rpool = _alloc(cap_p if by_nodes else 1, n if by_nodes else 1, N if by_nodes else 1)
     # ---- per-instant scratch
     ended = np.empty(n, dtype=np.int64)
     submitted = np.empty(n, dtype=np.int64)
@@ -422,37 +425,15 @@ def _simulate(
             c[_QLEN] = _queue_insert(queue, c[_QLEN], submitted[y], ji[_PRIO], cf[_SUBMIT])
         qlen = c[_QLEN]
         nstart = 0  # the jobs to start, in order, go to tmp_p[:nstart]
+        if conservative and by_nodes:
+            npool, rpool = _plan_nodes(NS, npool, rpool, rebuild, now, N, running, c[_NRUN], J, pool, up, up_at,
+                                       knows_downtime, holding, c[_NHOLD], ended, nend, old, nold, submitted, nsub,
+                                       queue, qlen, reserved, tmp_p, tmp_d, tmp_s)
+        elif conservative:
+            plen = _plan_counts(ts, fr, plen, bsum, pm, rebuild, now, N, running, c[_NRUN], J, up, up_at,
+                                knows_downtime, holding, c[_NHOLD], ended, nend, old, nold, submitted, nsub, queue,
+                                qlen, reserved, tmp_p, tmp_d, tmp_s)
         if conservative:
-            if rebuild:
-                # the whole plan: running jobs until start + wall, down nodes, holds, then the queue
-                plen = _occupied(ts, fr, bsum, now, N, running, c[_NRUN], start_time, wall, ci[_PROCS], up, up_at,
-                                 knows_downtime, holding, c[_NHOLD], jf[_HUNTIL], cur_cnt)
-                for y in range(qlen):
-                    tmp_p[y] = procs[queue[y]]
-                    tmp_d[y] = wall[queue[y]]
-                plen = _place(ts, fr, plen, bsum, tmp_p[:qlen], tmp_d[:qlen], tmp_s[:qlen])
-                for y in range(qlen):
-                    reserved[queue[y]] = tmp_s[y]
-            else:
-                plen = _advance(ts, fr, plen, bsum, now)
-                for y in range(nend):
-                    j = ended[y]
-                    plen = _add(ts, fr, plen, bsum, start_time[j], start_time[j] + wall[j], procs[j])
-                if nend > 0 and nold > 0:
-                    for y in range(nold):
-                        tmp_p[y] = procs[old[y]]
-                        tmp_d[y] = wall[old[y]]
-                        tmp_s[y] = reserved[old[y]]
-                    plen = _compress_moving(ts, fr, plen, bsum, pm, tmp_p[:nold], tmp_d[:nold], tmp_s[:nold])
-                    for y in range(nold):
-                        reserved[old[y]] = tmp_s[y]
-                if nsub > 0:
-                    for y in range(nsub):
-                        tmp_p[y] = procs[submitted[y]]
-                        tmp_d[y] = wall[submitted[y]]
-                    plen = _place(ts, fr, plen, bsum, tmp_p[:nsub], tmp_d[:nsub], tmp_s[:nsub])
-                    for y in range(nsub):
-                        reserved[submitted[y]] = tmp_s[y]
             w = 0
             for y in range(qlen):
                 j = queue[y]
@@ -513,7 +494,7 @@ def _simulate(
         for y in range(nstart):
             j = tmp_p[y]
             p = procs[j]
-            if _lowest_free(node_job, up, p, sel) < p:
+            if (_reserved_nodes(j, NS, rpool, node_job, up, sel) if by_nodes else _lowest_free(node_job, up, p, sel)) < p:
                 c[_ERR] = _E_NODES
                 break
             pool = _grow(pool, c[_POOL] + p)
@@ -543,10 +524,10 @@ def _policy_code(policy: str) -> tuple[int, int, int, int]:
 
 def simulate_kernel(workload, policy: str, *, failures, downtime: float, checkpointing, knows_downtime: bool = False,
                     n_nodes: int | None = None, victim_tiebreak: str = "release",
-                    release: str = "resubmission") -> SimulationResult:
+                    release: str = "resubmission", reservations: str = "count") -> SimulationResult:
     """The run of :class:`coschedule.sim.engine.Simulation` with the policy ``policy`` (a name
-    of :data:`KERNEL_POLICIES`; ``victim_tiebreak`` for node stealing; ``release`` as the
-    policies' option), computed by the compiled kernel (module docstring)."""
+    of :data:`KERNEL_POLICIES`; ``victim_tiebreak`` for node stealing; ``release`` and
+    ``reservations`` as the policies' options), computed by the compiled kernel (module docstring)."""
     from coschedule.sim.engine import Simulation
 
     code, timing, victim, criterion = _policy_code(policy)
@@ -554,13 +535,15 @@ def simulate_kernel(workload, policy: str, *, failures, downtime: float, checkpo
         raise ValueError(f"node stealing: victim_tiebreak must be one of release, runtime, got {victim_tiebreak!r}")
     if release not in ("resubmission", "first"):
         raise ValueError(f"release must be one of resubmission, first, got {release!r}")
+    if reservations not in ("count", "nodes") or reservations == "nodes" and code in (_FCFS, _EASY):
+        raise ValueError(f"reservations={reservations!r}: 'count', or 'nodes' for conservative and node stealing")
     # the same per-job numbers as the reference, computed by the same code
     sim = Simulation(workload, _NoPolicy(), failures=failures, downtime=downtime, checkpointing=checkpointing,
                      n_nodes=n_nodes)
     workload = sim.workload
     N = sim.n_nodes
     prm = np.array([timing, victim, criterion, int(victim_tiebreak == "runtime"), int(bool(knows_downtime)), N,
-                    int(release == "resubmission")], dtype=np.int64)
+                    int(release == "resubmission"), int(reservations == "nodes")], dtype=np.int64)
     out = _simulate(
         code, prm, N, workload.submit.astype(np.float64), workload.nodes.astype(np.int64),
         workload.length.astype(np.float64), np.array(sim.length), np.array(sim.wall_full), np.array(sim.block),

@@ -82,6 +82,7 @@ def run_batch(
     n_nodes: int | None = None,
     victim_tiebreak: str | None = None,
     release: str = "resubmission",
+    reservations: str = "count",
 ) -> SimulationResult:
     """Simulate ``policy`` on ``workload``.
 
@@ -100,6 +101,11 @@ def run_batch(
     (default: the instant it was submitted again, as Batsim does for [Du2024]) or ``"first"``
     (its first submission). A policy object brings its own.
 
+    ``reservations``: what conservative backfilling and node stealing reserve
+    (:mod:`coschedule.heuristics.batch.backfilling`, "Reservations"): ``"count"`` (default: node
+    counts, the nodes chosen at start) or ``"nodes"`` (particular nodes, as batsched, the paper's
+    scheduler, does). FCFS and EASY take ``"count"`` only. A policy object brings its own.
+
     ``backend``: ``"reference"`` runs the event loop :class:`~coschedule.sim.engine.Simulation`
     with the policy object; ``"kernel"`` the compiled kernel of the built-in policies -- FCFS,
     EASY, conservative backfilling and the 19 node-stealing policies
@@ -114,6 +120,8 @@ def run_batch(
                        final_checkpoint=final_checkpoint)
     options: dict[str, Any] = {} if not isinstance(policy, str) else {"knows_downtime": knows_downtime,
                                                                        "release": release}
+    if isinstance(policy, str) and reservations != "count":
+        options["reservations"] = reservations
     if victim_tiebreak is not None:
         if not isinstance(policy, str) or not _is_stealing(policy):
             raise ValueError(f"victim_tiebreak is an option of the node-stealing policies, not of {policy!r}")
@@ -128,7 +136,8 @@ def run_batch(
             make_policy(policy, **options)  # an unknown name or option fails here, as with the reference
             return simulate_kernel(workload, policy, failures=trace, downtime=downtime, checkpointing=ck,
                                    knows_downtime=knows_downtime, n_nodes=n_nodes,
-                                   victim_tiebreak=victim_tiebreak or "release", release=release)
+                                   victim_tiebreak=victim_tiebreak or "release", release=release,
+                                   reservations=reservations)
         return Simulation(workload, make_policy(policy, **options), failures=trace, downtime=downtime,
                           checkpointing=ck, n_nodes=n_nodes).run()
 

@@ -81,8 +81,8 @@ class NodeStealing(Conservative):
     """
 
     def __init__(self, timing: int = 1, victim: int = 1, criterion: int = 1, *, knows_downtime: bool = False,
-                 victim_tiebreak: str = "release", release: str = "resubmission") -> None:
-        super().__init__(knows_downtime=knows_downtime, release=release)
+                 victim_tiebreak: str = "release", release: str = "resubmission", reservations: str = "count") -> None:
+        super().__init__(knows_downtime=knows_downtime, release=release, reservations=reservations)
         for what, v, top in (("timing", timing, 3), ("victim", victim, 2), ("criterion", criterion, 3)):
             if v not in range(1, top + 1):
                 raise ValueError(f"node stealing: {what} must be 1..{top}, got {v!r}")
@@ -96,7 +96,7 @@ class NodeStealing(Conservative):
     def __repr__(self) -> str:
         return (f"NodeStealing(timing={self.timing}, victim={self.victim}, criterion={self.criterion}, "
                 f"knows_downtime={self.knows_downtime}, victim_tiebreak={self.victim_tiebreak!r}, "
-                f"release={self.release!r})")
+                f"release={self.release!r}, reservations={self.reservations!r})")
 
     def reset(self, sim: Simulation) -> None:
         super().reset(sim)
@@ -242,6 +242,10 @@ class NodeStealing(Conservative):
         * stealing: the failed job restarts when the victim stops (``stop.wait`` from now) and
           runs its wall time; the victim, stopped then with what it saved, restarts at its
           earliest fit from that instant on, its other nodes freed.
+
+        On counts under either ``reservations``: every occupation of this plan starts at the
+        instant searched from, so the free nodes only grow over time and a count fit is a
+        node-set fit at the same instant.
         """
         now = sim.now
         prof = self._occupied(sim)
@@ -270,9 +274,9 @@ def _make(name: str) -> type[NodeStealing]:
         __doc__ = f"Node stealing {name.upper()}: timing T{x}, victim V{y}, criterion K{z} ([Du2024] §7)."
 
         def __init__(self, *, knows_downtime: bool = False, victim_tiebreak: str = "release",
-                     release: str = "resubmission") -> None:
+                     release: str = "resubmission", reservations: str = "count") -> None:
             super().__init__(x, y, z, knows_downtime=knows_downtime, victim_tiebreak=victim_tiebreak,
-                             release=release)
+                             release=release, reservations=reservations)
 
     Variant.__name__ = Variant.__qualname__ = name.upper()
     return Variant

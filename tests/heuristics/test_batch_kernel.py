@@ -11,13 +11,13 @@ from collections import Counter
 
 import numpy as np
 import pytest
-from coschedule.heuristics.stealing import STEALING_POLICIES
 from hypothesis import given
 from hypothesis import strategies as st
 
 from coschedule import jit
 from coschedule.batch import _use_kernel, run_batch
 from coschedule.data import traces_dir
+from coschedule.heuristics.stealing import STEALING_POLICIES
 from coschedule.sim.failures import FailureTrace, poisson_failures
 from coschedule.sim.validate import validate_run
 from coschedule.sim.workload import Workload, workload_from_swf
@@ -59,22 +59,26 @@ def workloads(draw):
 
 
 @given(workloads(), st.sampled_from(POLICIES), st.sampled_from([0.0, 3.0, 25.0]), st.booleans(),
-       st.sampled_from([0.0, 1.5]), st.booleans(), st.sampled_from(["resubmission", "first"]))
-def test_the_kernel_replays_the_reference(case, policy, downtime, knows, cost, final, release):
+       st.sampled_from([0.0, 1.5]), st.booleans(), st.sampled_from(["resubmission", "first"]),
+       st.sampled_from(["count", "nodes"]))
+def test_the_kernel_replays_the_reference(case, policy, downtime, knows, cost, final, release, reservations):
     w, trace = case
-    ck = dict(checkpoint_cost=cost, node_mtbf=400.0, recovery_cost=None if cost else 0.5,
-              final_checkpoint=final) if cost else dict(recovery_cost=0.5)
+    ck = {"checkpoint_cost": cost, "node_mtbf": 400.0, "recovery_cost": None if cost else 0.5,
+              "final_checkpoint": final} if cost else {"recovery_cost": 0.5}
+    if policy == "conservative":  # reservations on nodes: conservative backfilling and node stealing only
+        ck["reservations"] = reservations
     _same(w, policy, failures=trace, downtime=downtime, knows_downtime=knows, release=release, **ck)
 
 
-@pytest.mark.parametrize("policy", POLICIES)
-def test_the_kernel_replays_the_reference_on_a_real_trace(policy):
+@pytest.mark.parametrize(("policy", "reservations"), [*((p, "count") for p in POLICIES), ("conservative", "nodes")])
+def test_the_kernel_replays_the_reference_on_a_real_trace(policy, reservations):
     """The first 1500 jobs of the KTH SP2 log on its 100 nodes, with drawn failures (platform MTBF one day), a downtime
-    of an hour and checkpoints of five minutes."""
+    of an hour and checkpoints of five minutes; conservative backfilling on counts and on nodes."""
     w = workload_from_swf(read_swf(traces_dir() / "KTH-SP2-1996-2.1-cln.swf.gz"))
     head = Workload(ids=w.ids[:1500], submit=w.submit[:1500], nodes=w.nodes[:1500],
                     walltime=w.walltime[:1500], length=w.length[:1500], n_nodes=w.n_nodes)
-    r = _same(head, policy, node_mtbf=100 * 86400.0, seed=4, downtime=3600.0, checkpoint_cost=300.0)
+    r = _same(head, policy, node_mtbf=100 * 86400.0, seed=4, downtime=3600.0, checkpoint_cost=300.0,
+              reservations=reservations)
     assert len(r.failures) > 3 and r.restarts > 0  # the case exercises failures
 
 
@@ -97,7 +101,8 @@ def stealing_case(seed: int):
     0, 1 or 3 and sometimes the final checkpoint of eq. (1), V1's tie-break by release or by
     running time; times integral half the time (ties between ends, the ends of checkpoints and
     failures, several failures at one instant), floats otherwise; a restarted job's release its
-    resubmission or (40 %) its first submission."""
+    resubmission or (40 %) its first submission; reservations on counts or (half the time) on
+    nodes (drawn last, so that the earlier draws keep their values)."""
     rng = np.random.default_rng(seed)
     N = int(rng.integers(3, 10))
     n = int(rng.integers(4, 13))
@@ -122,6 +127,7 @@ def stealing_case(seed: int):
     if rng.random() < 0.3:
         kw["victim_tiebreak"] = "runtime"
     kw["release"] = "first" if rng.random() < 0.4 else "resubmission"
+    kw["reservations"] = "nodes" if rng.random() < 0.5 else "count"
     return w, kw
 
 
@@ -195,14 +201,16 @@ def test_a_victim_whose_node_fails_as_it_completes():
 def test_the_kernel_replays_node_stealing_on_a_real_trace():
     """Five days of the KTH SP2 log on its 100 nodes (days 30 to 35: 268 jobs), drawn failures of
     node MTBF 30 hours (about one every 18 minutes on the platform), a downtime of an hour,
-    checkpoints of five minutes; V1's tie-break by running time for H323."""
+    checkpoints of five minutes; V1's tie-break by running time for H323; reservations on nodes for
+    H111 and H213."""
     w = workload_from_swf(read_swf(traces_dir() / "KTH-SP2-1996-2.1-cln.swf.gz"))
     a, b = np.searchsorted(w.submit, w.submit[0] + np.array([30, 35]) * 86400.0)
     part = Workload(ids=w.ids[a:b], submit=w.submit[a:b] - w.submit[a], nodes=w.nodes[a:b],
                     walltime=w.walltime[a:b], length=w.length[a:b], n_nodes=w.n_nodes)
     seen: Counter = Counter()
     for policy, extra in (("sfsj", {}), ("h213", {}), ("h323", {"victim_tiebreak": "runtime"}),
-                          ("h112", {"release": "first"}), ("h113", {})):
+                          ("h112", {"release": "first"}), ("h113", {}), ("h111", {"reservations": "nodes"}),
+                          ("h213", {"reservations": "nodes"})):
         r = _same(part, policy, node_mtbf=30 * 3600.0, seed=3, downtime=3600.0, checkpoint_cost=300.0, **extra)
         _tally(r, seen)
     for what in ("steal at once", "T2 steal after a wait", "T3 steal after a wait", "the victim failed"):

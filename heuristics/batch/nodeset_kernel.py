@@ -1,0 +1,137 @@
+"""Conservative backfilling with reservations on node identities (``reservations="nodes"``,
+:mod:`.backfilling`, "Reservations"; batsched's plan, [Du2024] §5.1) in the compiled batch
+kernel (:mod:`.kernel`): the plan of ``Conservative.decide`` on the node-set profile
+(:mod:`coschedule.sim.nodeset_profile`, whose compiled kernels the reference runs too), called
+in the reference's order, and the start of a job on its reserved nodes.
+
+State (``NS``, from :func:`_alloc`): the profile's arrays ``ts, fr, bsum, so, sl, meta``, the
+compression's prefix maximum ``pm``, three scratch lists ``sa, sb, sc``, each job's reservation
+``roff[j], rlen[j]`` (entries of ``rpool``; ``rlen`` 0: none) with ``rmeta[0]`` the top of
+``rpool``, and ``buf`` for a job's nodes as intervals. The two pools (``npool`` the profile's
+lists, ``rpool`` the reservations) may be replaced when they grow: each function returns them.
+A job's nodes in the engine's pool (:mod:`.engine`) are sorted ids; the profile takes intervals.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from coschedule.heuristics.batch.engine import (
+    _CNT,
+    _HUNTIL,
+    _LASTCNT,
+    _LASTOFF,
+    _OFF,
+    _PROCS,
+    _START,
+    _WALL,
+)
+from coschedule.jit import njit
+from coschedule.sim.nodeset_profile import _advance, _change, _compress, _ids_to_iv, _init, _place
+from coschedule.sim.profile import summary_size
+
+__all__: list[str] = []
+
+
+@njit(cache=True)
+def _alloc(cap: int, n: int, N: int):  # type: ignore[no-untyped-def]
+    """The state for profiles of ``cap`` breakpoints, ``n`` jobs, ``N`` nodes (all free from 0),
+    and the pools."""
+    NS = (np.empty(cap), np.empty(cap, dtype=np.int64), np.empty(summary_size(cap), dtype=np.int64),
+          np.empty(cap, dtype=np.int64), np.empty(cap, dtype=np.int64), np.zeros(2, dtype=np.int64),
+          np.empty(cap, dtype=np.int64), np.empty(N + 4, dtype=np.int64), np.empty(N + 4, dtype=np.int64),
+          np.empty(N + 4, dtype=np.int64), np.zeros(n, dtype=np.int64), np.zeros(n, dtype=np.int64),
+          np.zeros(1, dtype=np.int64), np.empty(N + 4, dtype=np.int64))
+    npool = np.empty(64 + 4 * N, dtype=np.int64)
+    _init(NS[0], NS[1], NS[3], NS[4], NS[5], npool, 0.0, N)  # all nodes free from 0
+    return NS, npool, np.empty(64 + 4 * N, dtype=np.int64)
+
+
+@njit(cache=True)
+def _occupy(NS, npool, jpool, off, cnt, start, end, release):  # type: ignore[no-untyped-def]
+    """The nodes ``jpool[off : off + cnt]`` (sorted ids) occupied or given back on ``[start, end)``."""
+    ts, fr, bsum, so, sl, meta = NS[0], NS[1], NS[2], NS[3], NS[4], NS[5]
+    buf = NS[13]
+    m = _ids_to_iv(jpool, off, cnt, buf)
+    return _change(ts, fr, bsum, so, sl, meta, npool, start, end, buf, 0, m, release)
+
+
+@njit(cache=True)
+def _plan_nodes(  # type: ignore[no-untyped-def]
+    NS, npool, rpool, rebuild, now, N, running, nrun, J, jpool, up, up_at, knows_downtime, holding, nhold,
+    ended, nend, old, nold, submitted, nsub, queue, qlen, reserved, tmp_p, tmp_d, tmp_s,
+):
+    """``Conservative.decide``'s plan with ``reservations="nodes"``: rebuilt from the running
+    jobs on their nodes until start plus wall time, the down nodes (until back, or for good
+    when that is not known) and the nodes failed jobs keep, then the queue placed; or advanced
+    to ``now``, the ended jobs' nodes given back, the old queue ``old[:nold]`` compressed and the
+    submitted jobs placed. The starts go to ``reserved``, the nodes to ``roff``/``rlen``.
+    Returns the two pools."""
+    ts, fr, bsum, so, sl, meta, pm, sa, sb, sc, roff, rlen, rmeta, buf = NS
+    ji, jf, ci = J[0], J[1], J[2]
+    procs, start_time, wall = ci[_PROCS], jf[_START], jf[_WALL]
+    if rebuild:
+        _init(ts, fr, so, sl, meta, npool, now, N)
+        for y in range(nrun):
+            j = running[y]
+            npool = _occupy(NS, npool, jpool, ji[_OFF, j], ji[_CNT, j], now, start_time[j] + wall[j], False)
+        for x in range(N):
+            if not up[x]:
+                buf[0] = x
+                buf[1] = x + 1
+                npool = _change(ts, fr, bsum, so, sl, meta, npool, now, up_at[x] if knows_downtime else math.inf,
+                                buf, 0, 2, False)
+        for y in range(nhold):
+            j = holding[y]
+            npool = _occupy(NS, npool, jpool, ji[_OFF, j], ji[_CNT, j], now, jf[_HUNTIL, j], False)
+        rlen[:] = 0
+        rmeta[0] = 0
+        for y in range(qlen):
+            tmp_p[y] = procs[queue[y]]
+            tmp_d[y] = wall[queue[y]]
+        npool, rpool = _place(ts, fr, bsum, so, sl, meta, npool, queue[:qlen], tmp_p[:qlen], tmp_d[:qlen],
+                              tmp_s[:qlen], roff, rlen, rpool, rmeta, sa, sb, sc)
+        for y in range(qlen):
+            reserved[queue[y]] = tmp_s[y]
+        return npool, rpool
+    _advance(ts, fr, bsum, so, sl, meta, npool, now)
+    for y in range(nend):
+        j = ended[y]
+        npool = _occupy(NS, npool, jpool, ji[_LASTOFF, j], ji[_LASTCNT, j], start_time[j], start_time[j] + wall[j],
+                        True)
+    if nend > 0 and nold > 0:
+        for y in range(nold):
+            tmp_p[y] = procs[old[y]]
+            tmp_d[y] = wall[old[y]]
+            tmp_s[y] = reserved[old[y]]
+        npool, rpool = _compress(ts, fr, bsum, so, sl, meta, npool, old[:nold], tmp_p[:nold], tmp_d[:nold],
+                                 tmp_s[:nold], roff, rlen, rpool, rmeta, pm, sa, sb, sc)
+        for y in range(nold):
+            reserved[old[y]] = tmp_s[y]
+    if nsub > 0:
+        for y in range(nsub):
+            tmp_p[y] = procs[submitted[y]]
+            tmp_d[y] = wall[submitted[y]]
+        npool, rpool = _place(ts, fr, bsum, so, sl, meta, npool, submitted[:nsub], tmp_p[:nsub], tmp_d[:nsub],
+                              tmp_s[:nsub], roff, rlen, rpool, rmeta, sa, sb, sc)
+        for y in range(nsub):
+            reserved[submitted[y]] = tmp_s[y]
+    return npool, rpool
+
+
+@njit(cache=True)
+def _reserved_nodes(j, NS, rpool, node_job, up, sel):  # type: ignore[no-untyped-def]
+    """Job ``j``'s reserved nodes as ids into ``sel`` (its reservation is then spent); how many,
+    or -1 when one of them is down or busy (the reference's ``start`` raises there)."""
+    roff, rlen = NS[10], NS[11]
+    k = 0
+    for y in range(roff[j], roff[j] + rlen[j], 2):
+        for x in range(rpool[y], rpool[y + 1]):
+            if not up[x] or node_job[x] >= 0:
+                return -1
+            sel[k] = x
+            k += 1
+    rlen[j] = 0
+    return k
