@@ -1,8 +1,9 @@
 """The metrics of a torus run ([Oliner2004] §3.4, §6.1).
 
 Per job ``j`` (arrival ``t^a``, size ``s_j`` units, run time ``t_j``, wall-time request
-``w_j``): ``t^s`` is the start of its **last** attempt (the one that completed, §6.1: "the last
-start time"), ``t^f`` its completion;
+``w_j``): ``t^s`` is its **last** start (§6.1: "the last start time": the start of the run that
+completed, after its last failure; a migration continues a run, it does not start one), ``t^f``
+its completion;
 
 * wait ``t^w = t^s - t^a`` (the time lost to failed attempts counts as waiting);
 * response ``t^r = t^f - t^a`` (§3.4's timing goal (2), "Average[t^r_j]");
@@ -53,11 +54,18 @@ BSLD_TIMES = ("run", "request")
 
 
 def job_times(result: SimulationResult) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Per job: arrival, start of the last attempt, completion."""
+    """Per job: arrival, last start, completion. The last start is that of the run that
+    completed: its first attempt after the job's last failure (a migration moves a running job,
+    which keeps its work and goes on at once: its next attempt continues the same run, §3.2)."""
     last = np.full(result.workload.n, math.nan)
-    for a in result.attempts:
+    run_start: dict[int, float] = {}
+    prev_outcome: dict[int, str] = {}
+    for a in sorted(result.attempts, key=lambda a: (a.job, a.index)):
+        if a.index == 0 or prev_outcome[a.job] != "migrated":
+            run_start[a.job] = a.start
         if a.outcome == "completed":
-            last[a.job] = a.start
+            last[a.job] = run_start[a.job]
+        prev_outcome[a.job] = a.outcome
     return result.workload.submit.astype(float), last, result.completion.astype(float)
 
 

@@ -410,6 +410,8 @@ def test_migration_defragments_for_the_head() -> None:
                              ("C", 0, 5, (4, 5), "migrated"), ("C", 5, 10, (2, 3), "completed"),
                              ("D", 5, 8, (4, 5, 6, 7), "completed")]
     assert run.params["migrations"] == 1
+    # C's last start is 0: the migration continues its run (its wait is 0, not 5)
+    assert torus_metrics(run).mean_wait == pytest.approx((0 + 0 + 0 + 4) / 4)
     costly = checked(run_torus(j, "fcfs", migration=True, migration_cost=1.0))
     c = [a for a in costly.result.attempts if a.job == 2]
     assert (c[1].start, c[1].end, c[1].recovery, c[1].saved_before) == (5, 11, 1.0, 5.0)

@@ -69,7 +69,7 @@ __all__ = [
 
 #: what the result columns mean (``meta`` key ``results``): a database written with other
 #: metrics is not resumed. Bump it whenever :func:`simulate_torus_cell` computes something else.
-TORUS_RESULTS = "torus-metrics/2"  # 2: the migration column; bsld_time (the run time by default)
+TORUS_RESULTS = "torus-metrics/3"  # 2: the migration column, bsld_time; 3: a migration does not restart the wait
 #: the result columns: ``(name, SQL type)``, named as
 #: :meth:`~coschedule.torus.metrics.TorusMetrics.to_dict` names them
 METRIC_COLUMNS: tuple[tuple[str, str], ...] = (
