@@ -24,12 +24,33 @@ revealed when its attempt ends).
   the end of the shelf the job belongs to. When a chain overshoots ``T_i`` by less than the
   tolerance, the next shelf starts at that chain's end, so that no processor is used twice.
 
+* **What fills a shelf (``refill``).** Alg. 3 re-executes only the job ``J_k`` whose attempt
+  just failed, at once, on its own processors (``refill="own"``, the default: the pseudocode).
+  §4.4's prose is looser: "failed jobs can be re-executed within the same shelf if they fit in,
+  hence better filling the shelves". ``refill="failed"`` reads it so: at each completion instant
+  ``t < T_i`` inside the shelf, the freed processors are offered, in queue order, to every
+  *failed* job in the queue (the ones that just failed, and those waiting since an earlier
+  shelf) that fits in the free processors and ends by ``T_i``. ``refill="queue"`` offers them to
+  every queued job, never-run ones included: that breaks §2.1's definition of a shelf (idle
+  processors "are not reassigned to other jobs until the completion of the longest job of the
+  shelf") and is no reading of the paper; it bounds what any filling inside the shelves can
+  gain. Both scan the whole queue (First-Fit) whatever ``b``, since ``b`` governs how a shelf is
+  built and Alg. 3's re-execution does not depend on it. Neither changes ``T_i``.
+
 Without failures, R-Shelf with ``backfill=False`` and LPT is Next-Fit Decreasing Height and with
-``backfill=True`` First-Fit Decreasing Height (§4.4); R-ShelfFill equals R-Shelf.
+``backfill=True`` First-Fit Decreasing Height (§4.4); R-ShelfFill equals R-Shelf with
+``refill="own"`` or ``"failed"`` (with ``"queue"`` a never-run job may start inside a shelf).
+
+The authors' simulator (``vlefevre/job-scheduling``, ``main.cpp``, commit 3212e40) builds
+R-Shelf's shelves as this module does (its ``naive`` flag is ``b = 0``; a new shelf when its last
+running job's end has been processed) and gives the same shelves and makespans scenario for
+scenario (docs/rigid.md, docs/reproduce.md's Fig. 4); it has no R-ShelfFill, so the authors'
+filling rule cannot be read from it.
 """
 
 from __future__ import annotations
 
+import heapq
 from collections.abc import Callable
 
 from coschedule.errors import unknown_name
@@ -40,7 +61,11 @@ from coschedule.schedule import Schedule
 from .priorities import PriorityRule
 from .rlist import _fit_in_order, _Run, r_list
 
-__all__ = ["RIGID_HEURISTICS", "get_rigid_heuristic", "r_shelf", "r_shelf_fill"]
+__all__ = ["REFILLS", "RIGID_HEURISTICS", "get_rigid_heuristic", "r_shelf", "r_shelf_fill"]
+
+#: what R-ShelfFill re-executes inside a shelf (module docstring): Alg. 3's own job, any failed
+#: queued job (§4.4's prose), or any queued job (not the paper's: an upper bound on filling)
+REFILLS: tuple[str, ...] = ("own", "failed", "queue")
 
 
 def _build_shelf(run: _Run, queue: list[int], backfill: bool) -> list[int]:
@@ -71,6 +96,42 @@ def _run_shelf(run: _Run, queue: list[int], shelf: list[int], start: float, fill
     return last
 
 
+def _refill_shelf(run: _Run, queue: list[int], shelf: list[int], start: float, anyone: bool) -> float:
+    """Execute one shelf from ``start`` with ``refill="failed"`` (``anyone=False``) or
+    ``"queue"`` (``anyone=True``): at each completion instant before ``T_i``, queued jobs (failed
+    ones only, unless ``anyone``) start in queue order if they fit in the free processors and end
+    by ``T_i``. Returns the instant at which the shelf's last attempt ends."""
+    times, procs, job_at, rank = run.times, run.procs, run.job_at, run.rank
+    shelf_end = start + max(times[j] for j in shelf)  # T_i
+    limit = run.latest_same_instant(shelf_end)
+    free = run.P - sum(procs[j] for j in shelf)
+    events = [(start + times[j], seq, j, start) for seq, j in enumerate(shelf)]
+    heapq.heapify(events)
+    seq = len(events)
+    last = shelf_end
+    while events:
+        # every completion at this instant (NOTE 2's grouping), then one filling round
+        now = events[0][0]
+        same = run.latest_same_instant(now)
+        while events and events[0][0] <= same:
+            end, _, j, t = heapq.heappop(events)
+            now = max(now, end)
+            last = max(last, end)
+            free += procs[j]
+            if run.finish(j, t, end):
+                run.requeue(queue, j)
+        if now >= shelf_end:
+            continue  # T_i: the shelf is over
+        for r in list(queue):
+            j = job_at[r]
+            if procs[j] <= free and now + times[j] <= limit and (anyone or run.attempt[j] > 0):
+                queue.remove(rank[j])
+                free -= procs[j]
+                heapq.heappush(events, (now + times[j], seq, j, now))
+                seq += 1
+    return last
+
+
 def _shelves(
     instance: RigidInstance,
     scenario: FailureScenario,
@@ -78,7 +139,10 @@ def _shelves(
     fill: bool,
     priority: str | PriorityRule,
     seed: Seed,
+    refill: str = "own",
 ) -> Schedule:
+    if refill not in REFILLS:
+        raise unknown_name("refill", str(refill), list(REFILLS))
     run = _Run(instance, scenario, priority, seed)
     queue = run.initial_queue()
     now = 0.0
@@ -86,7 +150,10 @@ def _shelves(
         shelf = _build_shelf(run, queue, backfill)
         chosen = {run.rank[j] for j in shelf}
         queue[:] = [r for r in queue if r not in chosen]
-        now = _run_shelf(run, queue, shelf, now, fill)
+        if fill and refill != "own":
+            now = _refill_shelf(run, queue, shelf, now, refill == "queue")
+        else:
+            now = _run_shelf(run, queue, shelf, now, fill)
     return run.schedule()
 
 
@@ -118,15 +185,22 @@ def r_shelf_fill(
     backfill: bool = True,
     priority: str | PriorityRule = "LPT",
     seed: Seed = None,
+    refill: str = "own",
 ) -> Schedule:
     """R-ShelfFill (Alg. 3): R-Shelf where a job failing at ``t`` re-executes at once in its
     shelf when ``t + t_k <= T_i`` (the shelf's end), possibly several times.
 
+    ``refill`` says what may run in a shelf's freed processors before ``T_i``: ``"own"`` (the
+    default, Alg. 3: the job that just failed, on its own processors), ``"failed"`` (§4.4's
+    "failed jobs can be re-executed within the same shelf if they fit in": any failed job of
+    the queue) or ``"queue"`` (any queued job; not the paper's, an upper bound on filling). See
+    the module docstring; an unknown value raises ``UnknownName`` listing :data:`REFILLS`.
+
     On Prop. 3's instance it is optimal where R-Shelf is ``H_P`` times worse; with LPT it is
     still ``Omega(P)`` from the optimum in the worst case (Prop. 4). Running time
-    ``O(S |Q| + sum_j f_j)``.
+    ``O(S |Q| + sum_j f_j)`` with ``"own"``; ``O(E (|Q| + log n))`` for ``E`` attempts otherwise.
     """
-    return _shelves(instance, scenario, backfill, True, priority, seed)
+    return _shelves(instance, scenario, backfill, True, priority, seed, refill)
 
 
 RigidHeuristic = Callable[..., Schedule]
@@ -148,7 +222,8 @@ def _named(fn: Callable[..., Schedule], name: str, **options: object) -> RigidHe
     return heuristic
 
 
-#: the seven heuristics of §5.1, then R-List-1 and R-List-Q with kept reservations (NOTE 1), each
+#: the seven heuristics of §5.1, then R-ShelfFill with the looser fillings (``refill``), and
+#: R-List-1 and R-List-Q with kept reservations (NOTE 1), each
 #: ``fn(instance, scenario, *, priority="LPT", seed=None)``
 RIGID_HEURISTICS: dict[str, RigidHeuristic] = {
     "r-list-0": _named(r_list, "r-list-0", m=0),
@@ -158,6 +233,11 @@ RIGID_HEURISTICS: dict[str, RigidHeuristic] = {
     "r-shelf-nb": _named(r_shelf, "r-shelf-nb", backfill=False),
     "r-shelffill-b": _named(r_shelf_fill, "r-shelffill-b", backfill=True),
     "r-shelffill-nb": _named(r_shelf_fill, "r-shelffill-nb", backfill=False),
+    # R-ShelfFill's looser fillings (``refill``, the module docstring)
+    "r-shelffill-b-failed": _named(r_shelf_fill, "r-shelffill-b-failed", backfill=True, refill="failed"),
+    "r-shelffill-nb-failed": _named(r_shelf_fill, "r-shelffill-nb-failed", backfill=False, refill="failed"),
+    "r-shelffill-b-queue": _named(r_shelf_fill, "r-shelffill-b-queue", backfill=True, refill="queue"),
+    "r-shelffill-nb-queue": _named(r_shelf_fill, "r-shelffill-nb-queue", backfill=False, refill="queue"),
     # R-List with the authors' kept reservations (NOTE 1); no fast kernel, reference only
     "r-list-1-kept": _named(r_list, "r-list-1-kept", m=1, reservations="kept"),
     "r-list-q-kept": _named(r_list, "r-list-q-kept", m="Q", reservations="kept"),

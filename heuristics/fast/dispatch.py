@@ -8,6 +8,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from coschedule import jit
 from coschedule.errors import InvalidInstance, SolverUnavailable, unknown_name
 from coschedule.rigid import FailureScenario, RigidInstance
 from coschedule.rng import Seed
@@ -15,7 +16,6 @@ from coschedule.rng import Seed
 from ..priorities import PriorityRule, priority_order
 from ..rlist import TIME_REL, time_tolerance
 from ..rshelf import RIGID_HEURISTICS
-from coschedule import jit
 from .list_kernels import _list_makespans
 from .shelf_kernels import _shelf_makespans
 
@@ -25,6 +25,7 @@ class _Variant(NamedTuple):
     m: int = 0  # R-List: reservations per round, -1 for |Q|
     backfill: bool = False  # shelves: b = 1 (First-Fit) or b = 0 (Next-Fit)
     fill: bool = False  # shelves: R-ShelfFill
+    refill: int = 0  # R-ShelfFill: the index of rshelf.REFILLS ("own", "failed", "queue")
 
 
 _VARIANTS: dict[str, _Variant] = {
@@ -35,9 +36,14 @@ _VARIANTS: dict[str, _Variant] = {
     "r-shelf-nb": _Variant("shelf", backfill=False),
     "r-shelffill-b": _Variant("shelf", backfill=True, fill=True),
     "r-shelffill-nb": _Variant("shelf", backfill=False, fill=True),
+    "r-shelffill-b-failed": _Variant("shelf", backfill=True, fill=True, refill=1),
+    "r-shelffill-nb-failed": _Variant("shelf", backfill=False, fill=True, refill=1),
+    "r-shelffill-b-queue": _Variant("shelf", backfill=True, fill=True, refill=2),
+    "r-shelffill-nb-queue": _Variant("shelf", backfill=False, fill=True, refill=2),
 }
 
-#: the heuristics with a compiled kernel: the seven §5.1 variants of ``RIGID_HEURISTICS``
+#: the heuristics with a compiled kernel: the seven §5.1 variants of ``RIGID_HEURISTICS`` and
+#: R-ShelfFill's ``refill`` readings
 KERNEL_HEURISTICS: tuple[str, ...] = tuple(_VARIANTS)
 #: the heuristics :func:`makespans` knows: every name of ``RIGID_HEURISTICS``; those without a
 #: kernel (``r-list-1-kept``, ``r-list-q-kept``) always run the reference implementation
@@ -115,7 +121,7 @@ def _compiled_makespans(
                 P, procs, times, rank, job_at, scenarios, k_max, k_max == instance.n, tol, TIME_REL
             )
         return _shelf_makespans(
-            P, procs, times, rank, job_at, scenarios, v.backfill, v.fill, tol, TIME_REL
+            P, procs, times, rank, job_at, scenarios, v.backfill, v.fill, tol, TIME_REL, v.refill
         )
 
 
@@ -148,7 +154,8 @@ def makespans(
     heuristic
         A name of :data:`coschedule.heuristics.RIGID_HEURISTICS` (:data:`FAST_HEURISTICS`, any case): the
         seven §5.1 variants ``r-list-0``, ``r-list-1``, ``r-list-q``, ``r-shelf-b``,
-        ``r-shelf-nb``, ``r-shelffill-b``, ``r-shelffill-nb``, which have compiled kernels
+        ``r-shelf-nb``, ``r-shelffill-b``, ``r-shelffill-nb``, and R-ShelfFill's looser
+        fillings ``r-shelffill-{b,nb}-{failed,queue}``, which have compiled kernels
         (:data:`KERNEL_HEURISTICS`), and ``r-list-1-kept``, ``r-list-q-kept`` (R-List with
         the authors' kept reservations, NOTE 1), which have none and always run the reference.
     priority, seed

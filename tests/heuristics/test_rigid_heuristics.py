@@ -17,6 +17,14 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from coschedule.errors import InvalidInstance, UnknownName
+from coschedule.heuristics import (
+    RIGID_HEURISTICS,
+    get_rigid_heuristic,
+    r_list,
+    r_shelf,
+    r_shelf_fill,
+)
+from coschedule.heuristics.priorities import PRIORITIES, priority_order
 from coschedule.rigid import (
     FailureScenario,
     RigidInstance,
@@ -27,8 +35,6 @@ from coschedule.rigid import (
 )
 from coschedule.schedule import Execution, Outcome, Schedule
 from coschedule.validate import validate_rigid
-from coschedule.heuristics import RIGID_HEURISTICS, get_rigid_heuristic, r_list, r_shelf, r_shelf_fill
-from coschedule.heuristics.priorities import PRIORITIES, priority_order
 
 NAMES = sorted(RIGID_HEURISTICS)
 RULES = sorted(PRIORITIES)
@@ -91,7 +97,11 @@ def test_registry_names_and_lookup():
             "r-shelf-b",
             "r-shelf-nb",
             "r-shelffill-b",
+            "r-shelffill-b-failed",
+            "r-shelffill-b-queue",
             "r-shelffill-nb",
+            "r-shelffill-nb-failed",
+            "r-shelffill-nb-queue",
         ]
     )
     assert get_rigid_heuristic("R-List-Q") is RIGID_HEURISTICS["r-list-q"]
