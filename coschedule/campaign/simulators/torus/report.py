@@ -306,6 +306,24 @@ def _band(ax: Any, xs: Sequence[float], mus: Sequence[float], halves: Sequence[f
                         [min(high, mus[k] + halves[k]) for k in ok], color=line.get_color(), alpha=0.12, lw=0)
 
 
+def _slowdowns(groups: Sequence[TorusGroup]) -> list[float]:
+    return [m for g in groups if math.isfinite(m := g.mean("mean_bounded_slowdown")) and m > 0]
+
+
+def _floor(groups: Sequence[TorusGroup]) -> float:
+    """Where a slowdown band is clipped below: 0, or a tenth of the least mean on a log axis."""
+    ms = _slowdowns(groups)
+    return min(ms) / 10 if ms and max(ms) > 100 * min(ms) else 0.0
+
+
+def _log_if_wide(ax: Any, groups: Sequence[TorusGroup]) -> None:
+    """A log scale when the mean slowdowns span more than two decades (saturated queues next to
+    failure-free runs), so that the small values stay readable."""
+    if _floor(groups) > 0:
+        ax.set_yscale("log")
+        ax.set_ylim(bottom=_floor(groups) * 5)
+
+
 def _seeds_note(groups: Sequence[TorusGroup]) -> str:
     runs = sorted({g.runs for g in groups if g.failure_count})
     if not runs:
@@ -352,7 +370,9 @@ def _failures_figure(groups: Sequence[TorusGroup], what: str, title: str | None)
                     name = "fcfs (a = 0)" if label == "fcfs" else label.replace("a=", "a = ")
                     _band(ax, [g.failure_count for g in gs], [g.mean("mean_bounded_slowdown") for g in gs],
                           [g.ci("mean_bounded_slowdown") for g in gs], color=_scheduler_colour(label, labels),
-                          ls=_STYLES[j % len(_STYLES)], label=name + (f", c = {c:g}" if len(scales) > 1 else ""))
+                          ls=_STYLES[j % len(_STYLES)], label=name + (f", c = {c:g}" if len(scales) > 1 else ""),
+                          low=_floor(groups))
+            _log_if_wide(ax, groups)
             ax.set_xlabel("failures over the log's period")
             ax.set_ylabel("mean bounded slowdown")
             ax.set_title(f"{src} on {shape}" + (f", downtime {D:g} s" if D else ""), fontsize=9)
@@ -362,7 +382,7 @@ def _failures_figure(groups: Sequence[TorusGroup], what: str, title: str | None)
     else:
         panels = [(src, shape, D, label, c) for src, shape, D in points for label in labels for c in scales
                   if series(src, shape, D, c, label)]
-        nrows, ncols = _grid(len(panels), len(scales))
+        nrows, ncols = _grid(len(panels), len(scales) if len(scales) > 1 else 3)
         fig = new_figure(figsize=(5.2 * ncols, 3.4 * nrows))
         for k, (src, shape, D, label, c) in enumerate(panels):
             ax = fig.add_subplot(nrows, ncols, k + 1)
@@ -449,7 +469,10 @@ def _parameter_figure(groups: Sequence[TorusGroup], policy: str, x: str, what: s
 
 def _finish(fig: Any, title: str, groups: Sequence[TorusGroup]) -> Any:
     bsld = "; ".join(sorted({g.bsld for g in groups if g.bsld}))
-    note = _seeds_note(groups) + (f"; bounded slowdown {bsld}" if bsld and "slowdown" in title.lower() else "")
+    note = _seeds_note(groups) + (f"\nbounded slowdown {bsld}" if bsld and "slowdown" in title.lower() else "")
     fig.suptitle(f"{title}\n{note}", fontsize=10)
-    fig.tight_layout()  # makes room for the suptitle
+    fig.tight_layout()
+    # room for the suptitle's lines and the first row's titles, in inches (tight_layout alone
+    # lets a tall figure's first titles run into it)
+    fig.subplots_adjust(top=1 - (0.2 * (2 + note.count("\n")) + 0.4) / fig.get_figheight())
     return fig
