@@ -33,6 +33,10 @@ from .common import (
     write_figure,
 )
 
+#: run_batch's default reservations (heuristics.batch.backfilling.RESERVATIONS[0]; a test checks
+#: that they agree: the command does not import the policies before it runs)
+_DEFAULT_RESERVATIONS = "count"
+
 __all__ = ["cmd_batch", "load_workload_arg", "nonnegative_float", "prune_fraction", "register", "time_window"]
 
 #: where this family stands in ``coschedule --help`` (the CLI discovers its families)
@@ -218,7 +222,13 @@ def _optimal_json(args: argparse.Namespace, res: Any, policy_value: float) -> di
     }
 
 
+def _reservations(args: argparse.Namespace) -> dict[str, str]:
+    """``run_batch``'s ``reservations`` when given (else its default)."""
+    return {} if args.reservations is None else {"reservations": args.reservations}
+
+
 def cmd_batch(args: argparse.Namespace) -> int:
+    from coschedule.heuristics.batch.backfilling import Conservative
     from coschedule.heuristics.batch.run import make_policy, run_batch
 
     from ..sim.metrics import summarize
@@ -229,6 +239,9 @@ def cmd_batch(args: argparse.Namespace) -> int:
     if args.victim_tiebreak is not None and not hasattr(policy, "victim_tiebreak"):
         raise CoscheduleError(f"--victim-tiebreak is an option of node stealing (sfsj, h111..h323), "
                               f"not of {args.policy}")
+    if args.reservations is not None and not isinstance(policy, Conservative):
+        raise CoscheduleError(f"--reservations is an option of conservative backfilling and node stealing "
+                              f"(conservative, sfsj, h111..h323), not of {args.policy}")
     if args.plot:
         from coschedule.plot.figure import new_figure
 
@@ -245,7 +258,7 @@ def cmd_batch(args: argparse.Namespace) -> int:
         downtime=args.downtime or 0.0, checkpoint_cost=args.checkpoint_cost or 0.0,
         recovery_cost=args.recovery_cost, final_checkpoint=args.final_checkpoint,
         knows_downtime=bool(args.knows_downtime), victim_tiebreak=args.victim_tiebreak,
-        release=args.release or "resubmission",
+        release=args.release or "resubmission", **_reservations(args),
     )
     validate_run(result, failures=failures)
     summary = summarize(result, prune=args.prune, window=args.window)
@@ -273,6 +286,8 @@ def cmd_batch(args: argparse.Namespace) -> int:
             "workload": workload.name, "jobs": workload.n, "nodes": workload.n_nodes, "dropped": workload.dropped,
             "policy": args.policy, "knows_downtime": bool(args.knows_downtime),
             "release": args.release or "resubmission",
+            **({"reservations": _reservations(args).get("reservations", _DEFAULT_RESERVATIONS)}
+               if args.policy.lower() not in ("fcfs", "easy") else {}),
             "failures": {"file": args.failures, "node_mtbf": args.node_mtbf, "seed": args.seed,
                          "downtime": result.downtime},
             "checkpointing": {"cost": ck.cost, "recovery": ck.R, "final_checkpoint": ck.final_checkpoint},
@@ -328,6 +343,10 @@ def register(sub: Any) -> None:
     p.add_argument("--victim-tiebreak", choices=("release", "runtime"), default=None,
                    help="node stealing with victim choice 1: among the jobs of the fewest nodes, the latest "
                    "released (release, the default) or the one running for the shortest time (runtime)")
+    p.add_argument("--reservations", choices=("count", "nodes"), default=None,
+                   help="what conservative backfilling and node stealing reserve: count (node counts, the "
+                   "nodes chosen when a job starts) or nodes (particular nodes, as batsched, the paper's "
+                   f"scheduler, does); default: {_DEFAULT_RESERVATIONS}")
     p.add_argument("--nodes", type=positive_int, default=None, metavar="N",
                    help="platform size N (default: the workload's nb_res, or the SWF header's MaxProcs, "
                    "else MaxNodes)")

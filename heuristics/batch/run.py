@@ -11,6 +11,7 @@ from typing import Any
 
 import numpy as np
 
+from coschedule.heuristics.batch.backfilling import RESERVATIONS
 from coschedule.sim.checkpointing import Checkpointing
 from coschedule.sim.engine import Policy, Simulation
 from coschedule.sim.failures import FailureTrace, poisson_failures
@@ -82,7 +83,7 @@ def run_batch(
     n_nodes: int | None = None,
     victim_tiebreak: str | None = None,
     release: str = "resubmission",
-    reservations: str = "count",
+    reservations: str = RESERVATIONS[0],
 ) -> SimulationResult:
     """Simulate ``policy`` on ``workload``.
 
@@ -120,7 +121,7 @@ def run_batch(
                        final_checkpoint=final_checkpoint)
     options: dict[str, Any] = {} if not isinstance(policy, str) else {"knows_downtime": knows_downtime,
                                                                        "release": release}
-    if isinstance(policy, str) and reservations != "count":
+    if isinstance(policy, str) and reservations != "count":  # (fcfs and easy take counts only)
         options["reservations"] = reservations
     if victim_tiebreak is not None:
         if not isinstance(policy, str) or not _is_stealing(policy):

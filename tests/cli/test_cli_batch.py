@@ -433,7 +433,26 @@ def test_unknown_policy_and_missing_files(capsys, tmp_path):
     assert "the following arguments are required: --policy" in fails(capsys, "batch", TOY)
 
 
+def test_reservations_on_counts_or_on_nodes(capsys):
+    """The toy example of §3 gives the paper's flows (Table 1) under both readings, Baseline and
+    SFSJ; the JSON says which one ran (the library's default when not given)."""
+    from coschedule.cli.batch import _DEFAULT_RESERVATIONS
+    from coschedule.heuristics.batch.backfilling import RESERVATIONS
+
+    assert _DEFAULT_RESERVATIONS == RESERVATIONS[0]
+    default = run_json(capsys, *TOY_RUN)
+    assert default["reservations"] == _DEFAULT_RESERVATIONS
+    for policy, flows in (("conservative", [8.0, 5.0, 15.0, 25.0, 3.0]), ("sfsj", [8.0, 11.0, 11.0, 21.0, 10.0])):
+        for reading in ("count", "nodes"):
+            out = run_json(capsys, "batch", TOY, "--policy", policy, "--failures", TOY_FAILURES, "--downtime", "5",
+                           "--reservations", reading)
+            assert out["reservations"] == reading and list(out["flows"].values()) == flows
+    assert "reservations" not in run_json(capsys, "batch", TOY, "--policy", "easy")
+
+
 @pytest.mark.parametrize("argv, message", [
+    (["--reservations", "count"], "--reservations is an option of conservative backfilling and node stealing"),
+    (["--reservations", "machines"], "argument --reservations: invalid choice: 'machines'"),
     (["--checkpoint-cost", "300"], "--checkpoint-cost needs --node-mtbf"),
     (["--failures", TOY_FAILURES, "--seed", "1"], "--seed draws failures"),
     (["--seed", "1"], "--seed draws failures"),

@@ -38,6 +38,7 @@ from coschedule.campaign.batch import (
     BatchSpec,
     batch_cell_id,
     failure_seed,
+    simulate_batch_cell,
 )
 from coschedule.campaign.batch_report import (
     format_batch_markdown,
@@ -366,6 +367,24 @@ def test_toml_spec(tmp_path):
     assert replace(spec, max_restarts=5.0).digest() == spec.digest()
 
 
+def test_reservations_reach_every_conservative_cell():
+    """The key ``reservations`` is part of the spec (its digest, each cell); a cell of
+    conservative backfilling runs with it (its row is run_batch's with the same reading), EASY's
+    on counts."""
+    spec = small_spec(reservations="nodes").normalized()
+    assert spec.to_dict()["reservations"] == "nodes" and small_spec().normalized().to_dict()["reservations"] == "count"
+    assert spec.digest() != small_spec().normalized().digest()
+    cells = [c for c in spec.cells() if c.node_mtbf is not None and c.checkpoint_cost == 0.0 and c.seed_index == 0]
+    assert {c.reservations for c in cells} == {"nodes"}
+    for cell in cells:
+        row = simulate_batch_cell(cell)
+        reading = "count" if cell.policy == "easy" else "nodes"
+        result = run_batch(cell.workload, cell.policy, node_mtbf=cell.node_mtbf, seed=cell.seed,
+                           downtime=cell.downtime, reservations=reading)
+        assert (row["failures"], row["restarts"]) == (len(result.failures), result.restarts)
+        assert row["mean_flow"] == summarize(result, classes=(8, 32)).to_dict()["flow"]["mean"]
+
+
 def test_rigid_spec_may_say_its_simulator():
     table = {"heuristics": ["r-list-0"], "source": [{"kind": "synthetic", "sets": 2}]}
     a = spec_from_dict(table).normalized()
@@ -388,6 +407,7 @@ def test_rigid_spec_may_say_its_simulator():
         ({"window": (10.0, 5.0)}, "window must have start < end"),
         ({"gamma": 0.0}, "gamma must be a finite number > 0"),
         ({"release": "latest"}, "release must be one of resubmission, first, got 'latest'"),
+        ({"reservations": "machines"}, "reservations must be one of count, nodes, got 'machines'"),
         ({"node_mtbf": (50.0,), "checkpoint_cost": (0.0,)}, r"expects .* restarts per run at node_mtbf = 50 s"),
         ({"sources": (SwfWorkload(path="no-such.swf", name="x"),)}, "path = 'no-such.swf': no such trace"),
     ],
@@ -409,6 +429,7 @@ def test_bad_specs_fail_before_any_work(tmp_path, change, message):
         ('simulator = "batch"\npolicies = ["easy"]\n[[source]]\nkind = "synthetic"\n', "needs generator"),
         ('simulator = "batch"\nseeds = "three"\n', "seeds must be an integer"),
         ('simulator = "batch"\nrelease = 1\n', "release must be"),
+        ('simulator = "batch"\nreservations = 1\n', "reservations must be"),
     ],
 )
 def test_bad_toml(tmp_path, text, message):
@@ -573,9 +594,8 @@ def test_report_plots_the_flows_per_size_class(reference_db, tmp_path):
     free = next(r for r in rows if r["node_mtbf"] is None)["metrics"]
     assert np.isclose(red[-1][1], free["flow"]["weighted_mean"] / 3600)
     assert len(failing) == 2  # the two seeds make the boxes
-    with pytest.raises(Exception, match="one failure setting per source"):
-        with ResultStore.open(reference_db) as store:
-            batch_figure([r for r in store.rows() if r["policy"] == "easy"])
+    with pytest.raises(Exception, match="one failure setting per source"), ResultStore.open(reference_db) as store:
+        batch_figure([r for r in store.rows() if r["policy"] == "easy"])
 
 
 def test_node_stealing_policies_in_a_campaign(tmp_path):
@@ -639,7 +659,7 @@ def test_report_figures_of_node_stealing(stealing_db, tmp_path):
         data = [line for line in ax.lines if line.get_label().startswith("downtime")]
         assert sorted(line.get_label() for line in data) == ["downtime 1 h", "downtime 10 min"]
         assert sorted(data[0].get_xdata()) == pytest.approx([MTBF / nodes / 3600, 2 * MTBF / nodes / 3600])
-    util = [line for line in fig.axes[0].lines if line.get_label() == "downtime 10 min"][0]
+    util = next(line for line in fig.axes[0].lines if line.get_label() == "downtime 10 min")
     groups = {(g.node_mtbf, g.downtime, g.policy): g for g in summarize_batch(rows)}
     want = groups[(MTBF, 600.0, "sfsj")].utilization["useful"] / groups[(MTBF, 600.0, "conservative")].utilization["useful"]
     assert util.get_ydata()[list(util.get_xdata()).index(min(util.get_xdata()))] == pytest.approx(want, rel=1e-12)

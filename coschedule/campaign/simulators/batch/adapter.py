@@ -161,6 +161,7 @@ class BatchCell:
     final_checkpoint: bool = False
     metrics: MetricOptions = MetricOptions()
     release: str = "resubmission"
+    reservations: str = "count"
 
 
 def _num(x: float) -> str:
@@ -193,7 +194,9 @@ def simulate_batch_cell(cell: BatchCell, backend: str = "auto") -> dict[str, Any
     result = run_batch(cell.workload, cell.policy, node_mtbf=cell.node_mtbf, seed=cell.seed,
                        downtime=cell.downtime, checkpoint_cost=cell.checkpoint_cost,
                        recovery_cost=cell.recovery_cost, final_checkpoint=cell.final_checkpoint,
-                       knows_downtime=cell.knows_downtime, release=cell.release, backend="reference" if backend == "reference" else "auto")
+                       knows_downtime=cell.knows_downtime, release=cell.release,
+                       reservations="count" if cell.policy in ("fcfs", "easy") else cell.reservations,
+                       backend="reference" if backend == "reference" else "auto")
     metrics = _jsonable(batch_metrics(result, cell.metrics))
     row: dict[str, Any] = {
         "id": cell.id, "source": cell.source, "workload": cell.workload_key, "jobs": cell.workload.n,
@@ -265,8 +268,11 @@ class BatchSpec:
     platform MTBFs in seconds, each giving every workload the node MTBF ``platform_mtbf x N``
     (its own node count: the paper's "MTBF of the platform", [Du2024] §5.2); ``recovery_cost``
     ``None``: R = C. ``seeds``: failure traces per failure setting (indices ``0 .. seeds-1``).
-    ``knows_downtime``, ``final_checkpoint`` and ``release`` (a restarted job's release:
-    ``"resubmission"``, the default, or ``"first"``) go to :func:`~coschedule.heuristics.batch.run.run_batch`;
+    ``knows_downtime``, ``final_checkpoint``, ``release`` (a restarted job's release:
+    ``"resubmission"``, the default, or ``"first"``) and ``reservations`` (``"count"``, the
+    default, or ``"nodes"``: reservations on particular nodes, as batsched does; for
+    conservative backfilling and node stealing, FCFS and EASY run on counts) go to
+    :func:`~coschedule.heuristics.batch.run.run_batch`;
     ``classes``, ``prune``, ``window`` and ``gamma`` to :func:`coschedule.sim.metrics.summarize`
     (:class:`MetricOptions`).
     ``max_restarts`` refuses (before any work) a grid where some job expects more restarts per
@@ -289,6 +295,7 @@ class BatchSpec:
     knows_downtime: bool = False
     final_checkpoint: bool = False
     release: str = "resubmission"
+    reservations: str = "count"
     classes: tuple[int, ...] | None = None
     prune: float = 0.2
     window: tuple[float, float] | None = None
@@ -308,6 +315,8 @@ class BatchSpec:
                 raise CampaignError(f"{key} must be an integer >= {low}, got {v!r}")
         if self.release not in ("resubmission", "first"):
             raise CampaignError(f"release must be one of resubmission, first, got {self.release!r}")
+        if self.reservations not in ("count", "nodes"):
+            raise CampaignError(f"reservations must be one of count, nodes, got {self.reservations!r}")
         if not (self.max_restarts > 0):
             raise CampaignError(f"max_restarts must be > 0, got {self.max_restarts!r}")
         if not self.sources:
@@ -329,7 +338,8 @@ class BatchSpec:
             recovery_cost=tuple(sorted({None if r is None else _number(r, "recovery_cost") for r in self.recovery_cost},
                                        key=lambda r: -1.0 if r is None else r)),
             seeds=self.seeds, seed=self.seed, name=self.name, knows_downtime=bool(self.knows_downtime),
-            final_checkpoint=bool(self.final_checkpoint), release=self.release, **_metric_options(self),
+            final_checkpoint=bool(self.final_checkpoint), release=self.release, reservations=self.reservations,
+            **_metric_options(self),
             max_restarts=float(self.max_restarts),
         )
 
@@ -395,7 +405,7 @@ class BatchSpec:
         """The grid, lazily, workload by workload (each loaded or generated once), the runs with
         the most failures (lowest MTBF) first."""
         common: dict[str, Any] = {"knows_downtime": self.knows_downtime, "final_checkpoint": self.final_checkpoint,
-                                  "release": self.release,
+                                  "release": self.release, "reservations": self.reservations,
                                   "metrics": MetricOptions(self.classes, self.prune, self.window, self.gamma)}
         for ref in self.workloads():
             for m in self._failing(ref.workload):
@@ -455,6 +465,7 @@ class BatchSpec:
             "knows_downtime": self.knows_downtime,
             "final_checkpoint": self.final_checkpoint,
             "release": self.release,
+            "reservations": self.reservations,
             "classes": None if self.classes is None else list(self.classes),
             "prune": self.prune,
             "window": None if self.window is None else list(self.window),
@@ -493,6 +504,7 @@ def batch_spec_from_dict(data: Any, where: str = "spec", base: str | Path = ".",
     known.discard("sources")
     kw = table_kwargs(data, where, known, (*_GRID_KEYS, "classes", "window"),
                       (("seeds", int), ("seed", int), ("name", str), ("knows_downtime", bool), ("release", str),
+                       ("reservations", str),
                        ("final_checkpoint", bool), ("prune", (int, float)), ("gamma", (int, float)),
                        ("max_restarts", (int, float))), what=" for a batch campaign")
     kw.pop("simulator", None)
