@@ -32,7 +32,11 @@ HAVE_NUMBA = importlib.util.find_spec("numba") is not None
 
 #: microseconds per attempt and scenario of the numba kernels (``heuristics.fast``), measured on
 #: the §5.1 setting (100 jobs, P = 10000) on the 2-core reference machine; the kept-reservation
-#: variants have no kernel and run the reference code
+#: variants have no kernel and run the reference code. R-ShelfFill's ``refill`` variants
+#: (``-failed``, ``-queue``) scan the queue at every completion inside a shelf: their kernels cost
+#: 3 times Alg. 3's CPU at ``qbar = 0.3`` and 5 times at ``qbar = 0.9`` (docs/reproduce.md, Fig. 4;
+#: a check on one §5.1 set gave 5 to 10 times at both), so they weigh 5 times ``r-shelffill-b``'s
+#: 0.15, the ratio of the high-``qbar`` cells, which hold most of a campaign's work
 HEURISTIC_WEIGHTS: dict[str, float] = {
     "r-list-0": 0.4,
     "r-list-1": 0.9,
@@ -41,10 +45,16 @@ HEURISTIC_WEIGHTS: dict[str, float] = {
     "r-shelf-nb": 0.15,
     "r-shelffill-b": 0.15,
     "r-shelffill-nb": 0.15,
+    "r-shelffill-b-failed": 0.75,
+    "r-shelffill-nb-failed": 0.75,
+    "r-shelffill-b-queue": 0.75,
+    "r-shelffill-nb-queue": 0.75,
     "r-list-1-kept": 13.0,
     "r-list-q-kept": 110.0,
 }
-#: the same for the reference implementation (no numba): about 15 to 40 times slower
+#: the same for the reference implementation (no numba): about 15 to 40 times slower (the
+#: ``refill`` variants: about 9 times, as their reference code costs about twice Alg. 3's, 1.5 to
+#: 2 times on one §5.1 set at ``qbar`` = 0.3 and 0.9, where their kernels cost 5 times)
 REFERENCE_WEIGHTS: dict[str, float] = {
     "r-list-0": 6.6,
     "r-list-1": 13.0,
@@ -53,6 +63,10 @@ REFERENCE_WEIGHTS: dict[str, float] = {
     "r-shelf-nb": 3.3,
     "r-shelffill-b": 3.3,
     "r-shelffill-nb": 3.3,
+    "r-shelffill-b-failed": 6.6,
+    "r-shelffill-nb-failed": 6.6,
+    "r-shelffill-b-queue": 6.6,
+    "r-shelffill-nb-queue": 6.6,
     "r-list-1-kept": 13.0,
     "r-list-q-kept": 110.0,
 }

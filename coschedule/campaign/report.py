@@ -54,6 +54,9 @@ PRETTY = {
     "r-list-q": "R-List-Q", "r-list-q-kept": "R-List-Q (kept)",
     "r-shelf-b": "R-Shelf-B", "r-shelf-nb": "R-Shelf-NB",
     "r-shelffill-b": "R-ShelfFill-B", "r-shelffill-nb": "R-ShelfFill-NB",
+    # R-ShelfFill's looser fillings (``refill``, docs/rigid.md); "queue" is not the paper's
+    "r-shelffill-b-failed": "R-ShelfFill-B (failed)", "r-shelffill-nb-failed": "R-ShelfFill-NB (failed)",
+    "r-shelffill-b-queue": "R-ShelfFill-B (queue)", "r-shelffill-nb-queue": "R-ShelfFill-NB (queue)",
 }
 #: order of the heuristics in tables and figures (the paper's)
 ORDER = tuple(PRETTY)
@@ -368,24 +371,32 @@ def export_json(store: ResultStore, out: TextIO, groups: Sequence[Group] | None 
 # ----------------------------------------------------------------------------------- figures
 
 #: colour and marker of each heuristic when heuristics are the lines (one priority: Fig. 4), the
-#: same in every panel and every figure
+#: same in every panel and every figure; R-ShelfFill's ``refill`` variants keep their family's
+#: hue (B red, NB purple), lighter for ``failed`` and darker for ``queue`` (tab20's light red and
+#: light purple, a dark red and indigo: no other heuristic's colour, nor the fallback's C7/C8)
 HEURISTIC_STYLE: dict[str, tuple[str, str]] = {
     "r-list-0": ("C0", "o"), "r-list-1": ("C1", "s"), "r-list-q": ("C2", "v"),
     "r-shelffill-b": ("C3", "^"), "r-shelffill-nb": ("C4", "D"),
     "r-shelf-b": ("C9", "<"), "r-shelf-nb": ("C8", ">"),
     "r-list-1-kept": ("C5", "P"), "r-list-q-kept": ("C6", "X"),
+    "r-shelffill-b-failed": ("#ff9896", "p"), "r-shelffill-b-queue": ("#8c1c13", "h"),
+    "r-shelffill-nb-failed": ("#c5b0d5", "d"), "r-shelffill-nb-queue": ("#4b0082", "*"),
 }
 #: colour and marker of each priority when priorities are the lines (Figs. 5 and 6)
 PRIORITY_STYLE: dict[str, tuple[str, str]] = {
     "LPT": ("C0", "o"), "SPT": ("C1", "s"), "HPA": ("C2", "v"), "LPA": ("C3", "^"),
     "LA": ("C4", "D"), "SA": ("C5", "<"), "RANDOM": ("C6", ">"), "LJF": ("C7", "P"),
 }
-#: line style of each heuristic when priorities are the colours (Figs. 5 and 6, all panels)
+#: line style of each heuristic when priorities are the colours (Figs. 5 and 6, all panels);
+#: R-ShelfFill's ``refill`` variants vary their family's dashes (B: short dashes, paired for
+#: ``failed``, sparse for ``queue``; NB: a long dash with three dots, or two long dashes and a dot)
 HEURISTIC_LINESTYLE: dict[str, Any] = {
     "r-list-0": "-", "r-list-1": (0, (6, 2)), "r-list-q": (0, (6, 2, 1, 2)),
     "r-shelffill-b": (0, (2, 1.5)), "r-shelffill-nb": (0, (8, 2, 1, 2, 1, 2)),
     "r-shelf-b": (0, (4, 1, 4, 4)), "r-shelf-nb": (0, (1, 1)),
     "r-list-1-kept": (0, (3, 1, 1, 1, 1, 1)), "r-list-q-kept": (0, (10, 3)),
+    "r-shelffill-b-failed": (0, (2, 1.5, 2, 4)), "r-shelffill-b-queue": (0, (2, 4)),
+    "r-shelffill-nb-failed": (0, (8, 2, 1, 2, 1, 2, 1, 2)), "r-shelffill-nb-queue": (0, (8, 2, 8, 2, 1, 2)),
 }
 _EXTRA_MARKERS = "ph*Xd"
 YLABEL = r"normalized makespan $T\,/\,L(f)$"

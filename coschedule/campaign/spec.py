@@ -260,7 +260,11 @@ class CampaignSpec:
         """The grid, lazily, the costliest cells first (high ``qbar``, R-List-Q) so that the
         workers finish together; instances are regenerated for each ``qbar`` (cheap), never
         all held in memory."""
-        cost = {"r-list-q-kept": 0, "r-list-1-kept": 1, "r-list-q": 2, "r-list-1": 3, "r-list-0": 4}
+        # the order of progress.HEURISTIC_WEIGHTS (R-ShelfFill's -failed/-queue fillings cost
+        # less than R-List-1 and more than R-List-0 per attempt); the shelf heuristics come last
+        cost = {"r-list-q-kept": 0, "r-list-1-kept": 1, "r-list-q": 2, "r-list-1": 3,
+                "r-shelffill-b-failed": 3.5, "r-shelffill-nb-failed": 3.5, "r-shelffill-b-queue": 3.5,
+                "r-shelffill-nb-queue": 3.5, "r-list-0": 4}
         heur = sorted(self.heuristics, key=lambda h: cost.get(h, 5))
         for q in sorted(self.qbar, reverse=True):
             for h in heur:

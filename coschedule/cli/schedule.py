@@ -28,7 +28,7 @@ from .common import (
 )
 from .rigid import add_rigid_options, run_rigid, solve_rigid, verify_rigid
 
-__all__ = ["register", "cmd_solve", "cmd_run", "cmd_verify", "cmd_solvers"]
+__all__ = ["cmd_run", "cmd_solve", "cmd_solvers", "cmd_verify", "register"]
 
 #: where this family stands in ``coschedule --help`` (the CLI discovers its families)
 HELP_ORDER = 10
@@ -340,7 +340,8 @@ def register(sub: Any) -> None:
     )
     p.add_argument("heuristic", help="moldable: pack-approx, make-pack-1, one-pack, sequential; "
                    "rigid: r-list-0, r-list-1, r-list-q, r-list-1-kept, r-list-q-kept, r-shelf-b, "
-                   "r-shelf-nb, r-shelffill-b, r-shelffill-nb")
+                   "r-shelf-nb, r-shelffill-b, r-shelffill-nb, r-shelffill-b-failed, "
+                   "r-shelffill-nb-failed, r-shelffill-b-queue, r-shelffill-nb-queue")
     p.add_argument("instance", help=INSTANCE_HELP)
     p.add_argument("--optimum", choices=["auto", "always", "never"], default="auto",
                    help="compute the optimum: auto (default) = only when cheap")

@@ -281,8 +281,10 @@ def search_worst(
     Parameters
     ----------
     heuristic
-        A name of :data:`coschedule.heuristics.RIGID_HEURISTICS` (``r-list-0``, ``r-list-1``,
-        ``r-list-q``, ``r-shelf-b``, ``r-shelf-nb``, ``r-shelffill-b``, ``r-shelffill-nb``).
+        A name of :data:`coschedule.heuristics.RIGID_HEURISTICS`: the seven of §5.1 (``r-list-0``,
+        ``r-list-1``, ``r-list-q``, ``r-shelf-b``, ``r-shelf-nb``, ``r-shelffill-b``,
+        ``r-shelffill-nb``), R-List with kept reservations (``r-list-1-kept``, ``r-list-q-kept``)
+        or R-ShelfFill's looser fillings (``r-shelffill-{b,nb}-{failed,queue}``).
     priority
         Its priority rule (:data:`coschedule.heuristics.priorities.PRIORITIES`); RANDOM draws its order
         from ``heuristic_seed``.

@@ -40,10 +40,10 @@ from coschedule.campaign.progress import Progress, campaign_costs, cell_cost
 from coschedule.campaign.spec import cell_id, expected_failures, replace_spec, spec_from_dict
 from coschedule.campaign.store import COLUMNS
 from coschedule.generators import random_rigid
+from coschedule.heuristics import RIGID_HEURISTICS
 from coschedule.io import save_rigid_instance
 from coschedule.rigid import FailureScenario, SilentErrors, lower_bound, rigid_instance
 from coschedule.validate import validate_rigid
-from coschedule.heuristics import RIGID_HEURISTICS
 
 ROOT = Path(__file__).resolve().parents[2]
 TRACES = ROOT / "instances" / "traces"  # shipped with the repository
@@ -548,6 +548,27 @@ def test_cell_cost_estimator():
             assert costs[c.id] > costs[low]
 
 
+def test_every_registry_name_has_its_own_cost_weight_and_place_in_the_grid():
+    from coschedule.campaign.progress import HEURISTIC_WEIGHTS, REFERENCE_WEIGHTS
+
+    # a name missing from the tables would fall back to the costliest weight (R-List-Q kept's)
+    assert set(HEURISTIC_WEIGHTS) == set(REFERENCE_WEIGHTS) == set(RIGID_HEURISTICS)
+    base = {"n": 100, "expected_attempts": 150.0, "scenarios": 1000}
+    for own in ("r-shelffill-b", "r-shelffill-nb"):
+        for refill in ("failed", "queue"):
+            h = f"{own}-{refill}"
+            for numba in (True, False):
+                # the refill fillings scan the queue: dearer than Alg. 3, far below R-List-Q
+                assert (cell_cost(own, **base, numba=numba) < cell_cost(h, **base, numba=numba)
+                        < cell_cost("r-list-q", **base, numba=numba))
+    # costliest first: within a qbar, a refill filling runs before R-List-0 and Alg. 3
+    spec = CampaignSpec(sources=(SyntheticSource(sets=1, n=10),),
+                        heuristics=("r-shelffill-b", "r-list-0", "r-shelffill-nb-queue"),
+                        qbar=(0.0, 0.5), scenarios=10, seed=1).normalized()
+    top = [c.heuristic for c in spec.cells() if c.qbar == 0.5]
+    assert top == ["r-shelffill-nb-queue", "r-list-0", "r-shelffill-b"]
+
+
 def test_progress_log_lines_when_not_a_terminal(tmp_path):
     buf = io.StringIO()
     spec = CampaignSpec(sources=(SyntheticSource(sets=2, n=30),), heuristics=("r-list-q", "r-list-0"),
@@ -617,8 +638,8 @@ def test_dataframe_without_pandas_names_the_extra(reference_db, monkeypatch):
     from coschedule.errors import SolverUnavailable
 
     monkeypatch.setitem(sys.modules, "pandas", None)
-    with ResultStore.open(reference_db) as store:
-        with pytest.raises(SolverUnavailable, match=r"coschedule-hpc\[pandas\]"):
-            store.to_dataframe()
+    with ResultStore.open(reference_db) as store, pytest.raises(SolverUnavailable,
+                                                               match=r"coschedule-hpc\[pandas\]"):
+        store.to_dataframe()
     with pytest.raises(SolverUnavailable, match=r"coschedule-hpc\[pandas\]"):
         groups_to_dataframe([])

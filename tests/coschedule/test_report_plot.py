@@ -8,16 +8,18 @@ import pytest
 
 pytest.importorskip("matplotlib")
 
-from matplotlib.collections import LineCollection, PolyCollection  # noqa: E402
-from matplotlib.colors import to_hex  # noqa: E402
+from matplotlib.collections import LineCollection, PolyCollection
+from matplotlib.colors import to_hex
 
-from coschedule.campaign.report import (  # noqa: E402
+from coschedule.campaign.report import (
+    HEURISTIC_LINESTYLE,
     HEURISTIC_STYLE,
     PRETTY,
     Group,
     plot_groups,
     plot_side_by_side,
 )
+from coschedule.heuristics import RIGID_HEURISTICS
 
 PRETTY_TO_KEY = {v: k for k, v in PRETTY.items()}
 
@@ -56,6 +58,30 @@ def test_fig4_side_by_side_one_colour_per_heuristic_and_error_bars(tmp_path):
     assert "standard deviation" in fig.get_suptitle()
     with pytest.raises(ValueError, match="one priority"):
         plot_side_by_side([(None, _groups(shelf, ["LPT", "LA"]))])
+
+
+def test_every_registry_name_has_a_name_colour_marker_and_line_style_of_its_own():
+    assert set(PRETTY) == set(HEURISTIC_STYLE) == set(HEURISTIC_LINESTYLE) == set(RIGID_HEURISTICS)
+    assert len(set(PRETTY.values())) == len(PRETTY)
+    colours = [to_hex(c) for c, _ in HEURISTIC_STYLE.values()]
+    assert len(set(colours)) == len(colours)
+    assert not {to_hex("C7")} & set(colours)  # the fallback colour of an unknown name
+    dashes = [repr(ls) for ls in HEURISTIC_LINESTYLE.values()]
+    assert len(set(dashes)) == len(dashes)
+    assert PRETTY["r-shelffill-nb-queue"] == "R-ShelfFill-NB (queue)"
+
+
+def test_fig4_refill_eight_shelf_curves_eight_colours():
+    shelf = ["r-shelf-b", "r-shelf-nb", "r-shelffill-b", "r-shelffill-nb", "r-shelffill-b-failed",
+             "r-shelffill-nb-failed", "r-shelffill-b-queue", "r-shelffill-nb-queue"]
+    fig = plot_side_by_side([(None, _groups(shelf, ["LPT"]))])
+    (ax,) = [a for a in fig.axes if a.get_visible()]
+    curves = [ln for ln in ax.get_lines() if ln.get_label() in PRETTY_TO_KEY]
+    assert sorted(PRETTY_TO_KEY[ln.get_label()] for ln in curves) == sorted(shelf)
+    assert len({(to_hex(ln.get_color()), ln.get_marker()) for ln in curves}) == 8
+    assert len({to_hex(ln.get_color()) for ln in curves}) == 8
+    for ln in curves:
+        assert to_hex(ln.get_color()) == to_hex(HEURISTIC_STYLE[PRETTY_TO_KEY[ln.get_label()]][0])
 
 
 def test_fig5_grid_priorities_keep_their_colour_in_every_panel():
