@@ -9,8 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from coschedule.sim.result import SimulationResult
 from coschedule.sim.failures import FailureTrace
+from coschedule.sim.result import SimulationResult
 from coschedule.sim.workload import Workload
 
 from .geometry import Dims
