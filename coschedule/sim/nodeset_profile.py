@@ -44,6 +44,16 @@ import numpy as np
 
 from coschedule.jit import njit
 
+from .nodesets import (
+    _iv_diff,
+    _iv_inter,
+    _iv_lowest,
+    _iv_same,
+    _iv_size,
+    _iv_union,
+    intervals,
+    nodes_of,
+)
 from .profile import (
     BLOCK,
     _first_at_least,
@@ -57,133 +67,6 @@ from .profile import (
 __all__ = ["NodeSetProfile", "intervals", "nodes_of"]
 
 Intervals = tuple[tuple[int, int], ...]
-
-
-# ------------------------------------------------------------------------------ interval lists
-@njit(cache=True)
-def _iv_size(a: np.ndarray, ao: int, an: int) -> int:
-    s = 0
-    for y in range(ao, ao + an, 2):
-        s += a[y + 1] - a[y]
-    return s
-
-
-@njit(cache=True)
-def _iv_diff(a: np.ndarray, ao: int, an: int, b: np.ndarray, bo: int, bn: int, out: np.ndarray, oo: int) -> int:
-    """``A \\ B`` into ``out[oo:]``; returns the entries written."""
-    w = oo
-    y = bo
-    be = bo + bn
-    for x in range(ao, ao + an, 2):
-        lo = a[x]
-        hi = a[x + 1]
-        while y < be and b[y + 1] <= lo:
-            y += 2
-        z = y
-        while z < be and b[z] < hi:
-            if b[z] > lo:
-                out[w] = lo
-                out[w + 1] = b[z]
-                w += 2
-            lo = max(lo, b[z + 1])
-            if lo >= hi:
-                break
-            z += 2
-        if lo < hi:
-            out[w] = lo
-            out[w + 1] = hi
-            w += 2
-    return w - oo
-
-
-@njit(cache=True)
-def _iv_union(a: np.ndarray, ao: int, an: int, b: np.ndarray, bo: int, bn: int, out: np.ndarray, oo: int) -> int:
-    """``A | B`` into ``out[oo:]``, adjacent intervals merged; returns the entries written."""
-    w = oo
-    x = ao
-    y = bo
-    ae = ao + an
-    be = bo + bn
-    while x < ae or y < be:
-        if y >= be or (x < ae and a[x] <= b[y]):
-            lo = a[x]
-            hi = a[x + 1]
-            x += 2
-        else:
-            lo = b[y]
-            hi = b[y + 1]
-            y += 2
-        if w > oo and out[w - 1] >= lo:
-            out[w - 1] = max(out[w - 1], hi)
-        else:
-            out[w] = lo
-            out[w + 1] = hi
-            w += 2
-    return w - oo
-
-
-@njit(cache=True)
-def _iv_inter(a: np.ndarray, ao: int, an: int, b: np.ndarray, bo: int, bn: int, out: np.ndarray, oo: int) -> int:
-    """``A & B`` into ``out[oo:]`` (not ``a`` or ``b`` themselves); returns the entries written."""
-    w = oo
-    x = ao
-    y = bo
-    ae = ao + an
-    be = bo + bn
-    while x < ae and y < be:
-        lo = max(a[x], b[y])
-        hi = min(a[x + 1], b[y + 1])
-        if lo < hi:
-            out[w] = lo
-            out[w + 1] = hi
-            w += 2
-        if a[x + 1] < b[y + 1]:
-            x += 2
-        else:
-            y += 2
-    return w - oo
-
-
-@njit(cache=True)
-def _iv_lowest(a: np.ndarray, ao: int, an: int, p: int, out: np.ndarray, oo: int) -> int:
-    """The ``p`` lowest nodes of ``A`` (it has at least ``p``) into ``out[oo:]``."""
-    w = oo
-    need = p
-    for x in range(ao, ao + an, 2):
-        if need <= 0:
-            break
-        lo = a[x]
-        hi = min(a[x + 1], lo + need)
-        out[w] = lo
-        out[w + 1] = hi
-        w += 2
-        need -= hi - lo
-    return w - oo
-
-
-@njit(cache=True)
-def _iv_same(a: np.ndarray, ao: int, an: int, b: np.ndarray, bo: int, bn: int) -> bool:
-    if an != bn:
-        return False
-    for y in range(an):
-        if a[ao + y] != b[bo + y]:
-            return False
-    return True
-
-
-@njit(cache=True)
-def _ids_to_iv(ids: np.ndarray, lo: int, count: int, out: np.ndarray) -> int:
-    """Sorted distinct node ids ``ids[lo : lo + count]`` as intervals into ``out``."""
-    w = 0
-    for y in range(lo, lo + count):
-        x = ids[y]
-        if w > 0 and out[w - 1] == x:
-            out[w - 1] = x + 1
-        else:
-            out[w] = x
-            out[w + 1] = x + 1
-            w += 2
-    return w
 
 
 # ------------------------------------------------------------------------------ pools
@@ -298,22 +181,89 @@ def _change(ts, fr, bsum, so, sl, meta, pool, start: float, end: float,  # type:
 
 
 @njit(cache=True)
+def _of_occupations(ts, fr, bsum, so, sl, meta, pool, now: float, capacity: int,  # type: ignore[no-untyped-def]
+                    ends, ipool, ioff, ilen, count: int, sa: np.ndarray, sb: np.ndarray) -> np.ndarray:
+    """The profile from ``now`` of ``count`` node-disjoint occupations that all start then:
+    occupation ``k`` holds ``ipool[ioff[k] : ioff[k] + ilen[k]]`` until ``ends[k]`` (over if not
+    after ``now``; ``inf``: for good). The profile :func:`_change` gives from ``now`` for each,
+    in one pass: the free set now, then at each distinct end the nodes freed added. Returns the
+    pool (its old lists dropped)."""
+    cur = sa
+    other = sb
+    n = 0
+    for k in range(count):
+        if ends[k] > now:
+            n = _iv_union(cur, 0, n, ipool, ioff[k], ilen[k], other, 0)
+            cur, other = other, cur
+    m = 0  # the complement: free now
+    lo = 0
+    for y in range(0, n, 2):
+        if cur[y] > lo:
+            other[m] = lo
+            other[m + 1] = cur[y]
+            m += 2
+        lo = cur[y + 1]
+    if lo < capacity:
+        other[m] = lo
+        other[m + 1] = capacity
+        m += 2
+    cur, other = other, cur
+    n = m
+    meta[1] = 0
+    length = 0
+    order = np.argsort(ends[:count], kind="mergesort")
+    x = 0
+    t = now
+    while True:
+        meta[0] = length
+        pool = _ensure(pool, meta, 1, so, sl, length, n)
+        top = meta[1]
+        for y in range(n):
+            pool[top + y] = cur[y]
+        ts[length] = t
+        so[length] = top
+        sl[length] = n
+        fr[length] = _iv_size(cur, 0, n)
+        meta[1] = top + n
+        length += 1
+        while x < count and ends[order[x]] <= now:
+            x += 1
+        if x == count or ends[order[x]] == math.inf:
+            break
+        t = ends[order[x]]
+        while x < count and ends[order[x]] == t:
+            k = order[x]
+            n = _iv_union(cur, 0, n, ipool, ioff[k], ilen[k], other, 0)
+            cur, other = other, cur
+            x += 1
+    meta[0] = length
+    if length >= BLOCK:
+        _summarize(fr, length, bsum, 0, length)
+    return pool
+
+
+@njit(cache=True)
 def _window(ts, so, sl, length: int, pool, i: int, end: float, p: int,  # type: ignore[no-untyped-def]
-            sa: np.ndarray, sb: np.ndarray) -> tuple[np.ndarray, int]:
-    """The intersection of the free sets of segments ``i ..`` that start before ``end``, in
-    ``sa`` or ``sb`` (returned with its entries); it stops early, below ``p`` nodes."""
-    n = sl[i]
+            sa: np.ndarray, sb: np.ndarray, hi: int) -> tuple[np.ndarray, int]:
+    """The intersection of the free sets of segments ``i ..`` that start before ``end``, of
+    nodes below ``hi``, in ``sa`` or ``sb`` (returned with its entries); it stops early, below
+    ``p`` nodes."""
     o = so[i]
-    for y in range(n):
-        sa[y] = pool[o + y]
+    n = 0
+    for y in range(0, sl[i], 2):
+        if pool[o + y] >= hi:
+            break
+        sa[n] = pool[o + y]
+        sa[n + 1] = min(pool[o + y + 1], hi)
+        n += 2
     cur = sa
     other = sb
     y = i + 1
-    while y < length and ts[y] < end:
+    while y < length and ts[y] < end and n > 0:
         if so[y] != so[y - 1] or sl[y] != sl[y - 1]:
             n = _iv_inter(cur, 0, n, pool, so[y], sl[y], other, 0)
             cur, other = other, cur
-            if _iv_size(cur, 0, n) < p:
+            if p > 1 and _iv_size(cur, 0, n) < p:
                 return cur, n
         y += 1
     return cur, n
@@ -334,7 +284,7 @@ def _fit(ts, fr, bsum, so, sl, length: int, pool, p: int, d: float,  # type: ign
         if k < length:  # a segment with fewer than p nodes blocks every start up to it
             x = k + 1
             continue
-        cur, n = _window(ts, so, sl, length, pool, i, end, p, sa, sb)
+        cur, n = _window(ts, so, sl, length, pool, i, end, p, sa, sb, 1 << 62)
         if _iv_size(cur, 0, n) >= p:
             return i, _iv_lowest(cur, 0, n, p, out, 0)
         x = i + 1
@@ -422,8 +372,8 @@ def _compress(ts, fr, bsum, so, sl, meta, pool, jobs, procs, durations, starts, 
         if pm[k - 1] < p:
             if k == length or ts[k] > s:
                 k -= 1
-            cur, n = _window(ts, so, sl, length, pool, k, s + d, 1, sa, sb)
-            if n == 0 or cur[0] >= rpool[roff[j] + rlen[j] - 1]:
+            _, n = _window(ts, so, sl, length, pool, k, s + d, 1, sa, sb, rpool[roff[j] + rlen[j] - 1])
+            if n == 0:  # no free node of its window below its highest one
                 continue
         pool = _change(ts, fr, bsum, so, sl, meta, pool, s, s + d, rpool, roff[j], rlen[j], True)
         i, m = _fit(ts, fr, bsum, so, sl, meta[0], pool, p, d, sa, sb, sc)
@@ -443,19 +393,6 @@ def _compress(ts, fr, bsum, so, sl, meta, pool, jobs, procs, durations, starts, 
 
 
 # ------------------------------------------------------------------------------ the class
-def intervals(nodes: Iterable[int]) -> np.ndarray:
-    """Node ids (any order, distinct) as a flat interval list ``[a0, b0, a1, b1, ...]``."""
-    ids = np.unique(np.fromiter((int(x) for x in nodes), dtype=np.int64))
-    out = np.empty(2 * ids.shape[0] + 2, dtype=np.int64)
-    return out[: _ids_to_iv(ids, 0, ids.shape[0], out)]
-
-
-def nodes_of(iv: Sequence[tuple[int, int]] | np.ndarray) -> list[int]:
-    """The node ids of intervals ``((a, b), ...)`` or of a flat list."""
-    flat = np.asarray(iv, dtype=np.int64).reshape(-1)
-    return [x for y in range(0, flat.shape[0], 2) for x in range(int(flat[y]), int(flat[y + 1]))]
-
-
 def _pairs(flat: np.ndarray) -> Intervals:
     return tuple((int(flat[y]), int(flat[y + 1])) for y in range(0, flat.shape[0], 2))
 
@@ -489,6 +426,28 @@ class NodeSetProfile:
         self._pool = np.empty(64, dtype=np.int64)
         self._meta = np.zeros(2, dtype=np.int64)
         _init(self._ts, self._fr, self._so, self._sl, self._meta, self._pool, float(now), self.capacity)
+
+    @classmethod
+    def of_occupations(cls, capacity: int, now: float,
+                       occupations: Iterable[tuple[float, Iterable[int]]]) -> NodeSetProfile:
+        """The profile at ``now`` of node-disjoint occupations ``(end, nodes)`` that all start
+        then (running jobs, down nodes, held nodes; ``end`` not after ``now``: over, ``inf``:
+        for good), in one compiled pass (:func:`_of_occupations`); the same profile as
+        :meth:`add` from ``now`` for each.
+
+        >>> NodeSetProfile.of_occupations(4, 1.0, [(5.0, [0, 1]), (3.0, [3])]).steps()
+        [(1.0, ((2, 3),)), (3.0, ((2, 4),)), (5.0, ((0, 4),))]
+        """
+        items = [(float(e), intervals(nodes)) for e, nodes in occupations]
+        prof = cls(capacity, now, size_hint=len(items) + 8)
+        ends = np.array([e for e, _ in items], dtype=np.float64)
+        ilen = np.array([iv.shape[0] for _, iv in items], dtype=np.int64)
+        ioff = np.concatenate(([0], np.cumsum(ilen)[:-1])).astype(np.int64) if items else ilen
+        ipool = np.concatenate([iv for _, iv in items] + [np.zeros(2, dtype=np.int64)])
+        prof._pool = _of_occupations(prof._ts, prof._fr, prof._bsum, prof._so, prof._sl, prof._meta, prof._pool,
+                                     float(now), prof.capacity, ends, ipool, ioff, ilen, len(items),
+                                     *prof._scratch()[:2])
+        return prof
 
     def _room(self, extra: int) -> None:
         length = int(self._meta[0])
@@ -573,7 +532,7 @@ class NodeSetProfile:
         q = p.shape[0]
         roff = np.zeros(q, dtype=np.int64)
         rlen = np.zeros(q, dtype=np.int64)
-        flat = [intervals(nodes_of(s)) for s in sets] if sets is not None else []
+        flat = [np.asarray(s, dtype=np.int64).reshape(-1) for s in sets] if sets is not None else []
         rpool = np.empty(max(sum(f.shape[0] for f in flat), 16), dtype=np.int64)
         rmeta = np.zeros(1, dtype=np.int64)
         for y, f in enumerate(flat):

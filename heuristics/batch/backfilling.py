@@ -135,14 +135,10 @@ class QueuePolicy:
         now = sim.now
         hint = 2 * (len(sim.running) + len(self.queue)) + 8
         if nodes:
-            ns = NodeSetProfile(sim.n_nodes, now, size_hint=hint)
-            for j in sim.running:
-                ns.add(now, sim.start_time[j] + sim.wall[j], sim.held[j])
-            for x, back in sim.down_nodes():
-                ns.add(now, back if self.knows_downtime else math.inf, (x,))
-            for j, until in sim.holds.items():
-                ns.add(now, until, sim.held[j])
-            return ns
+            occupations = [(sim.start_time[j] + sim.wall[j], sim.held[j]) for j in sim.running]
+            occupations += [(back if self.knows_downtime else math.inf, (x,)) for x, back in sim.down_nodes()]
+            occupations += [(until, sim.held[j]) for j, until in sim.holds.items()]
+            return NodeSetProfile.of_occupations(sim.n_nodes, now, occupations)
         prof = AvailabilityProfile(sim.n_nodes, now, size_hint=hint)
         for j in sim.running:
             prof.add(now, sim.start_time[j] + sim.wall[j], sim.procs[j])

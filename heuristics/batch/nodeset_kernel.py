@@ -29,7 +29,15 @@ from coschedule.heuristics.batch.engine import (
     _WALL,
 )
 from coschedule.jit import njit
-from coschedule.sim.nodeset_profile import _advance, _change, _compress, _ids_to_iv, _init, _place
+from coschedule.sim.nodeset_profile import (
+    _advance,
+    _change,
+    _compress,
+    _init,
+    _of_occupations,
+    _place,
+)
+from coschedule.sim.nodesets import _ids_to_iv
 from coschedule.sim.profile import summary_size
 
 __all__: list[str] = []
@@ -43,7 +51,9 @@ def _alloc(cap: int, n: int, N: int):  # type: ignore[no-untyped-def]
           np.empty(cap, dtype=np.int64), np.empty(cap, dtype=np.int64), np.zeros(2, dtype=np.int64),
           np.empty(cap, dtype=np.int64), np.empty(N + 4, dtype=np.int64), np.empty(N + 4, dtype=np.int64),
           np.empty(N + 4, dtype=np.int64), np.zeros(n, dtype=np.int64), np.zeros(n, dtype=np.int64),
-          np.zeros(1, dtype=np.int64), np.empty(N + 4, dtype=np.int64))
+          np.zeros(1, dtype=np.int64), np.empty(N + 4, dtype=np.int64),
+          np.empty(n + N + 4), np.empty(n + N + 4, dtype=np.int64), np.empty(n + N + 4, dtype=np.int64),
+          np.empty(2 * n + 4 * N + 8, dtype=np.int64))
     npool = np.empty(64 + 4 * N, dtype=np.int64)
     _init(NS[0], NS[1], NS[3], NS[4], NS[5], npool, 0.0, N)  # all nodes free from 0
     return NS, npool, np.empty(64 + 4 * N, dtype=np.int64)
@@ -69,23 +79,36 @@ def _plan_nodes(  # type: ignore[no-untyped-def]
     to ``now``, the ended jobs' nodes given back, the old queue ``old[:nold]`` compressed and the
     submitted jobs placed. The starts go to ``reserved``, the nodes to ``roff``/``rlen``.
     Returns the two pools."""
-    ts, fr, bsum, so, sl, meta, pm, sa, sb, sc, roff, rlen, rmeta, buf = NS
+    ts, fr, bsum, so, sl, meta, pm, sa, sb, sc = NS[0], NS[1], NS[2], NS[3], NS[4], NS[5], NS[6], NS[7], NS[8], NS[9]
+    roff, rlen, rmeta = NS[10], NS[11], NS[12]
     ji, jf, ci = J[0], J[1], J[2]
     procs, start_time, wall = ci[_PROCS], jf[_START], jf[_WALL]
     if rebuild:
-        _init(ts, fr, so, sl, meta, npool, now, N)
-        for y in range(nrun):
-            j = running[y]
-            npool = _occupy(NS, npool, jpool, ji[_OFF, j], ji[_CNT, j], now, start_time[j] + wall[j], False)
-        for x in range(N):
-            if not up[x]:
-                buf[0] = x
-                buf[1] = x + 1
-                npool = _change(ts, fr, bsum, so, sl, meta, npool, now, up_at[x] if knows_downtime else math.inf,
-                                buf, 0, 2, False)
-        for y in range(nhold):
-            j = holding[y]
-            npool = _occupy(NS, npool, jpool, ji[_OFF, j], ji[_CNT, j], now, jf[_HUNTIL, j], False)
+        iends, ioff, ilen, ipool = NS[14], NS[15], NS[16], NS[17]
+        k = 0
+        w = 0
+        for y in range(nrun + N + nhold):  # the running jobs, the down nodes, the holds
+            if y < nrun:
+                j = running[y]
+                e = start_time[j] + wall[j]
+            elif y < nrun + N:
+                x = y - nrun
+                if up[x]:
+                    continue
+                ipool[w] = x
+                ipool[w + 1] = x + 1
+                iends[k], ioff[k], ilen[k] = up_at[x] if knows_downtime else math.inf, w, 2
+                k += 1
+                w += 2
+                continue
+            else:
+                j = holding[y - nrun - N]
+                e = jf[_HUNTIL, j]
+            m = _ids_to_iv(jpool, ji[_OFF, j], ji[_CNT, j], ipool[w:])
+            iends[k], ioff[k], ilen[k] = e, w, m
+            k += 1
+            w += m
+        npool = _of_occupations(ts, fr, bsum, so, sl, meta, npool, now, N, iends, ipool, ioff, ilen, k, sa, sb)
         rlen[:] = 0
         rmeta[0] = 0
         for y in range(qlen):

@@ -207,6 +207,28 @@ def test_a_long_profile_and_pool_compaction():
         assert (s, nodes_of(iv)) == tuple(ref.earliest_fit(p, d))
 
 
+@settings(deadline=None)
+@given(
+    capacity=st.integers(1, 12),
+    now=st.integers(0, 20).map(float),
+    occupations=st.lists(st.tuples(st.one_of(st.integers(0, 40).map(float), st.just(math.inf)),
+                                   st.sets(st.integers(0, 11), min_size=1)), max_size=10),
+)
+def test_the_profile_of_occupations_is_one_add_each(capacity, now, occupations):
+    """One pass over node-disjoint occupations from now = one add each (the same segments)."""
+    taken: set[int] = set()
+    items = []
+    for end, nodes in occupations:
+        mine = sorted(x for x in nodes if x < capacity and x not in taken)
+        if mine:
+            taken.update(mine)
+            items.append((end, mine))
+    prof = NodeSetProfile(capacity, now)
+    for end, nodes in items:
+        prof.add(now, end, nodes)
+    assert NodeSetProfile.of_occupations(capacity, now, items).steps() == prof.steps()
+
+
 def test_intervals_round_trip():
     assert intervals([7, 0, 1, 2, 3, 11, 10, 12]).tolist() == [0, 4, 7, 8, 10, 13]
     assert nodes_of(((0, 2), (5, 6))) == [0, 1, 5]
