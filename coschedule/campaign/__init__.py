@@ -46,10 +46,9 @@ from coschedule.campaign.simulators.torus.report import (
     summarize_torus,
 )
 
+from .export import export_csv, export_json
 from .report import (
     Group,
-    export_csv,
-    export_json,
     format_markdown,
     format_tables,
     groups_to_dataframe,

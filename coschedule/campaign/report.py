@@ -21,24 +21,20 @@ normalized makespans over the scenarios:
 
 from __future__ import annotations
 
-import csv
-import json
 import math
 from collections import defaultdict
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TextIO
+from typing import TYPE_CHECKING, Any
 
-from .store import ResultStore, require_pandas
+from .store import require_pandas
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
 __all__ = [
     "Group",
-    "export_csv",
-    "export_json",
     "format_markdown",
     "format_tables",
     "groups_to_dataframe",
@@ -326,46 +322,6 @@ def groups_to_dataframe(groups: Sequence[Group]) -> Any:
     for col in ("P", "platform"):
         df[col] = df[col].astype("Int64")
     return df
-
-
-def export_csv(store: ResultStore, out: TextIO) -> int:
-    """Every cell's row (its scalar columns: :data:`~coschedule.campaign.store.COLUMNS` for a
-    rigid campaign; no arrays, no JSON) as CSV with a header; returns the number of rows."""
-    w = csv.writer(out, lineterminator="\n")
-    columns = store.columns
-    w.writerow(columns)
-    k = 0
-    for row in store.rows():
-        w.writerow([_csv_value(row[c]) for c in columns])
-        k += 1
-    return k
-
-
-def _csv_value(v: Any) -> Any:
-    if isinstance(v, float):
-        return repr(v)  # shortest round-tripping text
-    return "" if v is None else v
-
-
-def export_json(store: ResultStore, out: TextIO, groups: Sequence[Group] | None = None, *,
-                extra: dict[str, Any] | None = None) -> int:
-    """``{"spec": ..., <extra keys>, "cells": [...], "groups": [...]}``, written row by row
-    (``coschedule report --json`` adds ``grid_cells``, ``done_cells``, ``missing_cells``)."""
-    out.write('{"spec": ')
-    json.dump(store.spec_dict, out, sort_keys=True)
-    for key, value in (extra or {}).items():
-        out.write(f", {json.dumps(key)}: ")
-        json.dump(value, out)
-    out.write(', "cells": [')
-    k = 0
-    for row in store.rows():
-        out.write(",\n" if k else "\n")
-        json.dump(row, out, allow_nan=False)
-        k += 1
-    out.write('\n], "groups": ')
-    json.dump([g.to_dict() for g in (groups or [])], out)
-    out.write("}\n")
-    return k
 
 
 # ----------------------------------------------------------------------------------- figures
