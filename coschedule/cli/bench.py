@@ -263,7 +263,8 @@ def _bench_batch(args: argparse.Namespace, tty: bool) -> int:
     from coschedule.bench.common import NOT_MEASURED
 
     if args.quick:
-        cases: list[str] = ["mira", "mira-sfsj", f"mira-{MIRA_COSTLIEST}", "kth-easy", "kth-conservative"]
+        cases: list[str] = ["mira", "mira-sfsj", f"mira-{MIRA_COSTLIEST}", "mira-nodes", "kth-easy",
+                             "kth-conservative"]
     else:
         cases = list(BATCH_CASES)
     if args.cases:
@@ -301,6 +302,11 @@ def _bench_batch(args: argparse.Namespace, tty: bool) -> int:
                 print(f"  {r.case:<{width}} {r.policy:<12} {what:<9} sim CPU {r.sim_cpu_s:6.2f} s = "
                       f"{_num(q['sim'], '.2f', 'x')}, warm {_num(r.sim_warm_cpu_s, '.2f', ' s')} = "
                       f"{_num(q['warm'], '.2f', 'x')}")
+        for r in bench.runs:
+            if r.count_warm_cpu_s is not None:
+                print(f"  {r.case}: reservations on nodes against counts in one process, warm: "
+                      f"{_num(r.sim_warm_cpu_s, '.2f', ' s')} / {r.count_warm_cpu_s:.2f} s = "
+                      f"{_num(r.nodes_over_count, '.2f', 'x')} (target: within 1.5x)")
     a = bench.accasim
     print(f"\nAccaSim 1.1.3, EASYBackfilling + FirstFit, on KTH-SP2 failure-free: {a.status}")
     ratios = bench.ratios()

@@ -113,8 +113,28 @@ def test_mira_ratios_only_from_measurements():
     assert bb.BatchBench((steal,), none, 2).mira_ratios() == {"mira-sfsj": {"sim": None, "warm": None}}
     assert bb.BatchBench((base,), none, 2).mira_ratios() == {}
     assert bb.BATCH_CASES[f"mira-{bb.MIRA_COSTLIEST}"]["policy"] == bb.MIRA_COSTLIEST
-    for case in ("mira-sfsj", f"mira-{bb.MIRA_COSTLIEST}", "mira-sfsj-reference", "mira-reference"):
+    for case in ("mira-sfsj", f"mira-{bb.MIRA_COSTLIEST}", "mira-sfsj-reference", "mira-reference", "mira-nodes"):
         assert bb.BATCH_CASES[case]["failures"] == bb.BATCH_CASES["mira"]["failures"]  # the same trace
+
+
+def test_reservations_on_nodes_against_counts_in_one_process(monkeypatch, capsys):
+    """Case mira-nodes: the child times the node reading and then the count reading (warm, one
+    process); the ratio is theirs, printed against the 1.5x target."""
+    assert bb.BATCH_CASES["mira-nodes"]["reservations"] == "nodes"
+    run = bb.BatchRun("mira-nodes", "mira", 10, 100, "conservative", "f", 1, 2.0, 3.0, 3.0, 100.0, 110.0, 10, 5,
+                      1.2, count_warm_cpu_s=0.8)
+    assert run.nodes_over_count == pytest.approx(1.5) and run.to_dict()["nodes_over_count"] == pytest.approx(1.5)
+    assert bb.BatchRun("mira", "mira", 10, 100, "conservative", "f", 1, 2.0, 3.0, 3.0, 100.0, 110.0, 10, 5,
+                       1.2).nodes_over_count is None
+    monkeypatch.setitem(bb.BATCH_CASES, "mira-nodes", {"trace": "tiny", "policy": "conservative",
+                                                       "reservations": "nodes"})
+    assert main(["bench", "batch", "--cases", "mira-nodes", "--no-accasim", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)["batch"]["runs"][0]
+    assert data["count_warm_cpu_s"] > 0 and data["nodes_over_count"] == pytest.approx(
+        data["sim_warm_cpu_s"] / data["count_warm_cpu_s"])
+    assert main(["bench", "batch", "--cases", "mira-nodes", "--no-accasim"]) == 0
+    line = next(x for x in capsys.readouterr().out.splitlines() if "reservations on nodes against counts" in x)
+    assert "target: within 1.5x" in line and "not measured" not in line
 
 
 def test_cli_prints_the_ratios_to_baseline(monkeypatch, capsys):
