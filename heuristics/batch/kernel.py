@@ -15,10 +15,10 @@ workloads with failures and checkpoints, and on the bundled traces). The referen
 definition and the way in for any other policy.
 
 Modules: :mod:`.batch_engine` holds the state in arrays and the engine's actions (start,
-interrupt, requeue, hold, end of an attempt), :mod:`.stealing_kernel` node stealing's choices
-and reactions; this one the event loop (:func:`_simulate`), conservative backfilling's plan,
-EASY's and FCFS's, and the wrapper that builds the reference's records
-(:func:`simulate_kernel`).
+interrupt, requeue, hold, end of an attempt; conservative backfilling's plan on counts),
+:mod:`.stealing_kernel` node stealing's choices and reactions, :mod:`.nodeset_kernel` the plan
+with reservations on nodes; this one the event loop (:func:`_simulate`), EASY's and FCFS's
+decisions, and the wrapper that builds the reference's records (:func:`simulate_kernel`).
 
 Without numba the kernel runs as plain Python (correct, slower than the reference):
 :func:`coschedule.heuristics.batch.run.run_batch` then uses the reference.
