@@ -126,14 +126,22 @@ def test_failed_job_without_a_free_node_waits_ahead_of_regular_jobs(policy: str)
 
 
 @pytest.mark.parametrize("policy", POLICIES)
-def test_two_failed_jobs_are_ordered_by_first_submission(policy: str) -> None:
+def test_two_failed_jobs_are_ordered_by_their_release(policy: str) -> None:
     """2 nodes. A (submitted at 0) on node 0, B (submitted at 1) on node 1, both 1 node for 10.
     B fails first (node 1 at 2, back at 12), then A (node 0 at 3, back at 13); no free node
-    either time. A was submitted first, so it takes the first node back: A [12, 22) on 1,
-    B [13, 23) on 0."""
+    either time, so each is resubmitted at its failure. With the resubmission as the release
+    (the default) B, resubmitted at 2, takes the first node back: B [12, 22) on 1, A [13, 23)
+    on 0. With the first submission (``release="first"``) A, submitted at 0, does: A [12, 22)
+    on 1, B [13, 23) on 0."""
     w = workload(2, (0, 1, 10, 10), (1, 1, 10, 10))
-    result = run_batch(w, policy, failures=trace(2, (2, 1), (3, 0)), downtime=10.0)
-    assert timeline(result) == [
+    tr = trace(2, (2, 1), (3, 0))
+    assert timeline(run_batch(w, policy, failures=tr, downtime=10.0)) == [
+        (0, 0.0, 3.0, (0,), "failed"),
+        (0, 13.0, 23.0, (0,), "completed"),
+        (1, 1.0, 2.0, (1,), "failed"),
+        (1, 12.0, 22.0, (1,), "completed"),
+    ]
+    assert timeline(run_batch(w, policy, failures=tr, downtime=10.0, release="first")) == [
         (0, 0.0, 3.0, (0,), "failed"),
         (0, 12.0, 22.0, (1,), "completed"),
         (1, 1.0, 2.0, (1,), "failed"),
