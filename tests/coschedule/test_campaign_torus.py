@@ -110,12 +110,14 @@ def test_values_are_canonical_and_the_digest_ignores_the_name():
 
 def test_bundled_specs():
     for name, cells, seeds in (("failures", 246, 5), ("confidence", 330, 5), ("accuracy", 330, 5), ("demo", 28, 3),
-                               ("failures-quick", 42, 2), ("predictors-quick", 30, 1), ("load-quick", 21, 2)):
+                               ("failures-quick", 42, 2), ("predictors-quick", 30, 1), ("load-quick", 21, 2),
+                               ("predictors-load-quick", 15, 1)):
         spec = load_spec(ROOT / "campaigns" / f"oliner2004-{name}.toml")
         assert spec.simulator == "torus" and spec.seeds == seeds
         assert spec.n_cells() == cells, name
         # the paper's system: migration (§5.2.1), first; the slowdown over the run time (§3.4);
-        # the c = 1.0 quick specs also run without it, the c = 1.2 one (load-quick) only with it
+        # the c = 1.0 quick specs also run without it, the c = 1.2 ones (load-quick,
+        # predictors-load-quick) only with it
         both = name in ("failures-quick", "predictors-quick")
         assert spec.migration == ((True, False) if both else (True,)), name
         assert spec.bsld_time == "run" and spec.to_dict()["migration"] == list(spec.migration)
