@@ -80,12 +80,17 @@ class _Ticker:
 def _sigterm_exits(code: int = EXIT_SIGTERM) -> Iterator[None]:
     """Turn SIGTERM into ``SystemExit(code)`` in the main thread, so that ``finally`` blocks and
     context managers run (the temporary database is removed, the workers are stopped) as on
-    Ctrl-C; the previous handler comes back afterwards."""
+    Ctrl-C; the previous handler comes back afterwards. A signal whose exception was swallowed
+    where it landed (inside a callback from C, such as numba's compiler cache: "Exception ignored
+    on calling ctypes callback function") still ends the command with ``code`` once the body is
+    left."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
+    fired = []
 
     def handler(signum: int, frame: Any) -> None:
+        fired.append(signum)
         raise SystemExit(code)
 
     old = signal.signal(signal.SIGTERM, handler)
@@ -93,6 +98,8 @@ def _sigterm_exits(code: int = EXIT_SIGTERM) -> Iterator[None]:
         yield
     finally:
         signal.signal(signal.SIGTERM, old)
+    if fired:  # the body went on after the signal: its SystemExit was lost
+        raise SystemExit(code)
 
 
 def cmd_bench(args: argparse.Namespace) -> int:

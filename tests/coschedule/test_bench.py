@@ -163,6 +163,28 @@ def test_bench_kinp_quick_caps_at_10_s(capsys):
     assert "cap 10 s each" in out and out.count("optimal") >= 4
 
 
+def test_a_sigterm_swallowed_where_it_landed_still_ends_the_command():
+    """A SIGTERM whose SystemExit is swallowed where it lands (as inside numba's compiler-cache
+    callback from C: "Exception ignored on calling ctypes callback function") still exits 143
+    when the guarded body is left; without a signal the body's result stands."""
+    from coschedule.cli.bench import EXIT_SIGTERM, _sigterm_exits
+
+    done = []
+    before = signal.getsignal(signal.SIGTERM)
+    with pytest.raises(SystemExit) as exc:
+        with _sigterm_exits():
+            try:
+                os.kill(os.getpid(), signal.SIGTERM)
+                time.sleep(1.0)  # the handler runs here
+            except SystemExit:
+                pass  # swallowed, as a C callback does
+            done.append("the body went on")
+    assert exc.value.code == EXIT_SIGTERM == 143 and done == ["the body went on"]
+    with _sigterm_exits():
+        done.append("no signal")
+    assert done[-1] == "no signal" and signal.getsignal(signal.SIGTERM) == before  # the old handler is back
+
+
 def test_sigterm_removes_the_temporary_database(tmp_path):
     """``bench campaign`` stopped by SIGTERM removes its database, as on Ctrl-C, and exits 143."""
     spec = tmp_path / "slow.toml"
