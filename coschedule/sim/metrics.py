@@ -90,8 +90,8 @@ from typing import Any
 
 import numpy as np
 
-from .result import SimulationResult
 from .jobs_csv import JobRecord
+from .result import SimulationResult
 
 __all__ = [
     "GAMMA",
@@ -364,10 +364,11 @@ def utilization(result: SimulationResult, window: tuple[float, float] | None = N
     idle = float(((N - level) * seg).sum()) + N * head
     idle_time = float(seg[level < N].sum()) + head
     in_window = [f for f in result.failures if lo <= f.time < hi]
-    at = np.searchsorted(instants, np.array([f.time for f in in_window], dtype=np.float64), side="right") - 1
+    times = np.array([f.time for f in in_window], dtype=np.float64)
+    at = np.searchsorted(instants, times, side="right") - 1
     after = level[at] if in_window else np.empty(0)
     # just before the instant: the level of the segment that ends there (none: nothing ran yet)
-    left = np.searchsorted(instants, np.array([f.time for f in in_window], dtype=np.float64), side="left") - 1
+    left = np.searchsorted(instants, times, side="left") - 1
     before = np.where(left >= 0, level[np.maximum(left, 0)], 0) if in_window else np.empty(0)
     restarts = sum(1 for a in result.attempts if a.outcome in ("failed", "interrupted") and lo <= a.end < hi)
     held = sum(len(h.nodes) * max(0.0, min(h.end, hi) - max(h.start, lo)) for h in result.holds)

@@ -514,6 +514,15 @@ def _room(k, N, a_nodes, h_nodes, s_nodes, pool, a_noff, h_noff, s_noff, c):  # 
 
 
 @njit(cache=True)
+def _gather(jobs: np.ndarray, procs: np.ndarray, wall: np.ndarray, tmp_p: np.ndarray, tmp_d: np.ndarray) -> None:
+    """The sizes and wall times of ``jobs`` into ``tmp_p``, ``tmp_d``: what a plan places, in
+    queue order (both plans, counts and node sets)."""
+    for y in range(jobs.shape[0]):
+        tmp_p[y] = procs[jobs[y]]
+        tmp_d[y] = wall[jobs[y]]
+
+
+@njit(cache=True)
 def _plan_counts(  # type: ignore[no-untyped-def]
     ts, fr, plen, bsum, pm, rebuild, now, N, running, nrun, J, up, up_at, knows_downtime, holding, nhold,
     ended, nend, old, nold, submitted, nsub, queue, qlen, reserved, tmp_p, tmp_d, tmp_s,
@@ -527,30 +536,21 @@ def _plan_counts(  # type: ignore[no-untyped-def]
     if rebuild:
         plen = _occupied(ts, fr, bsum, now, N, running, nrun, start_time, wall, procs, up, up_at,
                          knows_downtime, holding, nhold, jf[_HUNTIL], ji[_CNT])
-        for y in range(qlen):
-            tmp_p[y] = procs[queue[y]]
-            tmp_d[y] = wall[queue[y]]
+        _gather(queue[:qlen], procs, wall, tmp_p, tmp_d)
         plen = _place(ts, fr, plen, bsum, tmp_p[:qlen], tmp_d[:qlen], tmp_s[:qlen])
-        for y in range(qlen):
-            reserved[queue[y]] = tmp_s[y]
+        reserved[queue[:qlen]] = tmp_s[:qlen]
         return plen
     plen = _advance(ts, fr, plen, bsum, now)
     for y in range(nend):
         j = ended[y]
         plen = _add(ts, fr, plen, bsum, start_time[j], start_time[j] + wall[j], procs[j])
     if nend > 0 and nold > 0:
-        for y in range(nold):
-            tmp_p[y] = procs[old[y]]
-            tmp_d[y] = wall[old[y]]
-            tmp_s[y] = reserved[old[y]]
+        _gather(old[:nold], procs, wall, tmp_p, tmp_d)
+        tmp_s[:nold] = reserved[old[:nold]]
         plen = _compress_moving(ts, fr, plen, bsum, pm, tmp_p[:nold], tmp_d[:nold], tmp_s[:nold])
-        for y in range(nold):
-            reserved[old[y]] = tmp_s[y]
+        reserved[old[:nold]] = tmp_s[:nold]
     if nsub > 0:
-        for y in range(nsub):
-            tmp_p[y] = procs[submitted[y]]
-            tmp_d[y] = wall[submitted[y]]
+        _gather(submitted[:nsub], procs, wall, tmp_p, tmp_d)
         plen = _place(ts, fr, plen, bsum, tmp_p[:nsub], tmp_d[:nsub], tmp_s[:nsub])
-        for y in range(nsub):
-            reserved[submitted[y]] = tmp_s[y]
+        reserved[submitted[:nsub]] = tmp_s[:nsub]
     return plen

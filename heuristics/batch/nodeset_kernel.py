@@ -27,6 +27,7 @@ from coschedule.heuristics.batch.engine import (
     _PROCS,
     _START,
     _WALL,
+    _gather,
 )
 from coschedule.jit import njit
 from coschedule.sim.nodeset_profile import (
@@ -111,13 +112,10 @@ def _plan_nodes(  # type: ignore[no-untyped-def]
         npool = _of_occupations(ts, fr, bsum, so, sl, meta, npool, now, N, iends, ipool, ioff, ilen, k, sa, sb)
         rlen[:] = 0
         rmeta[0] = 0
-        for y in range(qlen):
-            tmp_p[y] = procs[queue[y]]
-            tmp_d[y] = wall[queue[y]]
+        _gather(queue[:qlen], procs, wall, tmp_p, tmp_d)
         npool, rpool = _place(ts, fr, bsum, so, sl, meta, npool, queue[:qlen], tmp_p[:qlen], tmp_d[:qlen],
                               tmp_s[:qlen], roff, rlen, rpool, rmeta, sa, sb, sc)
-        for y in range(qlen):
-            reserved[queue[y]] = tmp_s[y]
+        reserved[queue[:qlen]] = tmp_s[:qlen]
         return npool, rpool
     _advance(ts, fr, bsum, so, sl, meta, npool, now)
     for y in range(nend):
@@ -125,22 +123,16 @@ def _plan_nodes(  # type: ignore[no-untyped-def]
         npool = _occupy(NS, npool, jpool, ji[_LASTOFF, j], ji[_LASTCNT, j], start_time[j], start_time[j] + wall[j],
                         True)
     if nend > 0 and nold > 0:
-        for y in range(nold):
-            tmp_p[y] = procs[old[y]]
-            tmp_d[y] = wall[old[y]]
-            tmp_s[y] = reserved[old[y]]
+        _gather(old[:nold], procs, wall, tmp_p, tmp_d)
+        tmp_s[:nold] = reserved[old[:nold]]
         npool, rpool = _compress(ts, fr, bsum, so, sl, meta, npool, old[:nold], tmp_p[:nold], tmp_d[:nold],
                                  tmp_s[:nold], roff, rlen, rpool, rmeta, pm, sa, sb, sc)
-        for y in range(nold):
-            reserved[old[y]] = tmp_s[y]
+        reserved[old[:nold]] = tmp_s[:nold]
     if nsub > 0:
-        for y in range(nsub):
-            tmp_p[y] = procs[submitted[y]]
-            tmp_d[y] = wall[submitted[y]]
+        _gather(submitted[:nsub], procs, wall, tmp_p, tmp_d)
         npool, rpool = _place(ts, fr, bsum, so, sl, meta, npool, submitted[:nsub], tmp_p[:nsub], tmp_d[:nsub],
                               tmp_s[:nsub], roff, rlen, rpool, rmeta, sa, sb, sc)
-        for y in range(nsub):
-            reserved[submitted[y]] = tmp_s[y]
+        reserved[submitted[:nsub]] = tmp_s[:nsub]
     return npool, rpool
 
 

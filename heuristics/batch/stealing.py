@@ -208,16 +208,16 @@ class NodeStealing(Conservative):
     # ------------------------------------------------------------------ choices
     def choose_victim(self, sim: Simulation, failed: int) -> int:
         """The victim by choice V1 or V2 (module docstring); -1 when no job can be one."""
-        procs, submit = sim.procs, self.released
+        procs, release = sim.procs, self.released
         best, key = -1, None
         for v in sim.running:
             if v in self.victims or v in sim.paused:
                 continue
             if self.victim == 1:
-                second = sim.start_time[v] if self.victim_tiebreak == "runtime" else submit[v]
+                second = sim.start_time[v] if self.victim_tiebreak == "runtime" else release[v]
                 k = (-procs[v], second, v)
             else:
-                k = (submit[v], -procs[v], v)
+                k = (release[v], -procs[v], v)
             if key is None or k > key:
                 best, key = v, k
         return best
