@@ -47,6 +47,7 @@ from coschedule.jit import njit
 from .nodesets import (
     _iv_diff,
     _iv_inter,
+    _iv_inter_size,
     _iv_lowest,
     _iv_same,
     _iv_size,
@@ -56,10 +57,10 @@ from .nodesets import (
 )
 from .profile import (
     BLOCK,
+    _earliest_fit,
     _first_at_least,
     _first_below,
     _lower_bound,
-    _prefix_max,
     _summarize,
     summary_size,
 )
@@ -348,18 +349,49 @@ def _place(ts, fr, bsum, so, sl, meta, pool, jobs, procs, durations, starts,  # 
 
 
 @njit(cache=True)
+def _fits_without(ts, so, sl, length: int, pool, i: int, s: float, p: int, d: float,  # type: ignore[no-untyped-def]
+                  b: np.ndarray, bo: int, bn: int, sa: np.ndarray, sb: np.ndarray, sc: np.ndarray) -> bool:
+    """Whether ``p`` nodes are free on all of ``[ts[i], ts[i] + d)`` (``ts[i] < s``) once the
+    reservation of the nodes ``J = b[bo : bo + bn]`` on ``[s, s + d)`` is given back, the profile
+    left as it is: the nodes free on the segments of the window that start before ``s`` (``A``),
+    and on those from ``s`` on (``C``, which gain ``J``): ``|A & (C | J)| = |A & C| + |A & J|``
+    (``C`` and ``J`` are disjoint)."""
+    end = ts[i] + d
+    cur, n = _window(ts, so, sl, length, pool, i, min(s, end), p, sa, sb, 1 << 62)
+    if _iv_size(cur, 0, n) < p:
+        return False
+    k = _lower_bound(ts, length, s)
+    if k == length or ts[k] >= end:  # no segment starts in [s, end)
+        return True
+    sc[:n] = cur[:n]
+    got = _iv_inter_size(sc, 0, n, b, bo, bn)
+    if got >= p:
+        return True
+    cur2, n2 = _window(ts, so, sl, length, pool, k, end, 1, sa, sb, 1 << 62)
+    return got + _iv_inter_size(sc, 0, n, cur2, 0, n2) >= p
+
+
+@njit(cache=True)
 def _compress(ts, fr, bsum, so, sl, meta, pool, jobs, procs, durations, starts,  # type: ignore[no-untyped-def]
-              roff, rlen, rpool, rmeta, pm, sa, sb, sc) -> tuple[np.ndarray, np.ndarray]:
+              roff, rlen, rpool, rmeta, sa, sb, sc) -> tuple[np.ndarray, np.ndarray]:
     """Conservative backfilling's compression as batsched does it (``make_decisions``: each
     waiting job in order taken out and added again first fit, [Du2024] §4.1), in the count
     profile's order and tie rules (:func:`~coschedule.sim.profile._compress`): a reservation
     at or before now, or none, stays. It comes back no later (its own nodes fit where it was),
-    perhaps on other nodes. Taking out and putting back changes nothing when no segment before
-    its start has ``p`` free nodes (it cannot start earlier) and no node of the intersection
-    of its window lies below its highest node (the lowest ``p`` are its own): those jobs are
-    left as they are. Returns the two pools."""
-    length = meta[0]
-    _prefix_max(fr, length, pm)
+    perhaps on other nodes.
+
+    Most jobs come back where they were, and those are left as they are, without the take-out
+    and the put-back (each rewrites the lists of every segment of the window). Job ``j`` (``p``
+    nodes for ``d`` at ``s`` on ``J``), once out, can start at a breakpoint ``t < s`` only if
+    ``p`` nodes are free *by count* on ``[t, min(t + d, s))``: on ``[s, t + d)`` its own nodes
+    come back. Those breakpoints are the count profile's earliest fits bounded at ``s`` (as the
+    count plan's compression finds them, :func:`coschedule.heuristics.batch.engine._compress_moving`)
+    on the profile as it is, in :func:`_fit`'s order; at each, :func:`_fits_without` asks whether
+    the nodes fit too. When none does, it comes back at ``s`` on the ``p`` lowest nodes of
+    ``W | J``, ``W`` the nodes free on all of its window (the free sets there gain ``J``): its
+    own nodes when ``W`` has none below its highest one. Every other job is taken out and put
+    back where that search found it (the breakpoint :func:`_fit` would find: the same candidates
+    in the same order). Returns the two pools."""
     for y in range(jobs.shape[0]):
         s = starts[y]
         j = jobs[y]
@@ -368,16 +400,25 @@ def _compress(ts, fr, bsum, so, sl, meta, pool, jobs, procs, durations, starts, 
         length = meta[0]
         if s <= ts[0] or s == math.inf:
             continue
-        k = _lower_bound(ts, length, s)  # segments 0 .. k-1 start before s
-        if pm[k - 1] < p:
+        x = 0
+        while True:  # the breakpoints before s where it fits by count, in _fit's order
+            i = _earliest_fit(ts, fr, length, bsum, p, d, x, s, s)
+            if i < 0 or ts[i] >= s or _fits_without(ts, so, sl, length, pool, i, s, p, d, rpool, roff[j], rlen[j],
+                                                    sa, sb, sc):
+                break
+            x = i + 1
+        if i < 0 or ts[i] >= s:  # no earlier start on nodes
+            k = _lower_bound(ts, length, s)
             if k == length or ts[k] > s:
-                k -= 1
+                k -= 1  # the segment holding s
             _, n = _window(ts, so, sl, length, pool, k, s + d, 1, sa, sb, rpool[roff[j] + rlen[j] - 1])
             if n == 0:  # no free node of its window below its highest one
                 continue
+        s2 = ts[i] if i >= 0 and ts[i] < s else s  # where _fit puts it once out (the same order)
         pool = _change(ts, fr, bsum, so, sl, meta, pool, s, s + d, rpool, roff[j], rlen[j], True)
-        i, m = _fit(ts, fr, bsum, so, sl, meta[0], pool, p, d, sa, sb, sc)
-        s2 = ts[i]
+        i = _lower_bound(ts, meta[0], s2)  # (the take-out splits at s and after only)
+        cur, n = _window(ts, so, sl, meta[0], pool, i, s2 + d, p, sa, sb, 1 << 62)
+        m = _iv_lowest(cur, 0, n, p, sc, 0)
         starts[y] = s2
         if not _iv_same(sc, 0, m, rpool, roff[j], rlen[j]):
             rpool = _ensure(rpool, rmeta, 0, roff, rlen, roff.shape[0], m)
@@ -388,7 +429,6 @@ def _compress(ts, fr, bsum, so, sl, meta, pool, jobs, procs, durations, starts, 
             rlen[j] = m
             rmeta[0] = top + m
         pool = _change(ts, fr, bsum, so, sl, meta, pool, s2, s2 + d, rpool, roff[j], m, False)
-        _prefix_max(fr, meta[0], pm)
     return pool, rpool
 
 
@@ -560,7 +600,6 @@ class NodeSetProfile:
         earliest fit (:func:`_compress`); returns the new starts (each ``<=`` the old) and sets."""
         jobs, p, d, roff, rlen, rpool, rmeta = self._jobs(procs, durations, sets)
         out = np.array(starts, dtype=np.float64)
-        pm = np.empty(self._ts.shape[0], dtype=np.int64)
         self._pool, rpool = _compress(self._ts, self._fr, self._bsum, self._so, self._sl, self._meta, self._pool,
-                                      jobs, p, d, out, roff, rlen, rpool, rmeta, pm, *self._scratch())
+                                      jobs, p, d, out, roff, rlen, rpool, rmeta, *self._scratch())
         return out, [_pairs(rpool[roff[y]: roff[y] + rlen[y]]) for y in range(p.shape[0])]

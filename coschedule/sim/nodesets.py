@@ -163,6 +163,26 @@ def _iv_inter(a: np.ndarray, ao: int, an: int, b: np.ndarray, bo: int, bn: int, 
 
 
 @njit(cache=True)
+def _iv_inter_size(a: np.ndarray, ao: int, an: int, b: np.ndarray, bo: int, bn: int) -> int:
+    """``|A & B|``, nothing written."""
+    s = 0
+    x = ao
+    y = bo
+    ae = ao + an
+    be = bo + bn
+    while x < ae and y < be:
+        lo = max(a[x], b[y])
+        hi = min(a[x + 1], b[y + 1])
+        if lo < hi:
+            s += hi - lo
+        if a[x + 1] < b[y + 1]:
+            x += 2
+        else:
+            y += 2
+    return s
+
+
+@njit(cache=True)
 def _iv_lowest(a: np.ndarray, ao: int, an: int, p: int, out: np.ndarray, oo: int) -> int:
     """The ``p`` lowest nodes of ``A`` (it has at least ``p``) into ``out[oo:]``."""
     w = oo
@@ -191,14 +211,29 @@ def _iv_same(a: np.ndarray, ao: int, an: int, b: np.ndarray, bo: int, bn: int) -
 
 @njit(cache=True)
 def _ids_to_iv(ids: np.ndarray, lo: int, count: int, out: np.ndarray) -> int:
-    """Sorted distinct node ids ``ids[lo : lo + count]`` as intervals into ``out``."""
+    """Sorted distinct node ids ``ids[lo : lo + count]`` as intervals into ``out``; returns the
+    entries written. A run of consecutive ids ``ids[y .. z]`` is the ``z`` with
+    ``ids[z] - ids[y] = z - y`` (distinct sorted ids), found by doubling steps then halving
+    them: a job's nodes, a few runs of thousands of ids, cost a few steps per run."""
     w = 0
-    for y in range(lo, lo + count):
-        x = ids[y]
-        if w > 0 and out[w - 1] == x:
-            out[w - 1] = x + 1
-        else:
-            out[w] = x
-            out[w + 1] = x + 1
-            w += 2
+    y = lo
+    end = lo + count
+    while y < end:
+        a = ids[y]
+        z = y  # ids[y .. z] consecutive
+        step = 1
+        while z + step < end and ids[z + step] - a == z + step - y:
+            z += step
+            step *= 2
+        hi = min(z + step, end) - 1  # the run ends in [z, hi]
+        while z < hi:
+            mid = (z + hi + 1) >> 1
+            if ids[mid] - a == mid - y:
+                z = mid
+            else:
+                hi = mid - 1
+        out[w] = a
+        out[w + 1] = ids[z] + 1
+        w += 2
+        y = z + 1
     return w

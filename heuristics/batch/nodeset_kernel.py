@@ -4,8 +4,8 @@ kernel (:mod:`.kernel`): the plan of ``Conservative.decide`` on the node-set pro
 (:mod:`coschedule.sim.nodeset_profile`, whose compiled kernels the reference runs too), called
 in the reference's order, and the start of a job on its reserved nodes.
 
-State (``NS``, from :func:`_alloc`): the profile's arrays ``ts, fr, bsum, so, sl, meta``, the
-compression's prefix maximum ``pm``, three scratch lists ``sa, sb, sc``, each job's reservation
+State (``NS``, from :func:`_alloc`): the profile's arrays ``ts, fr, bsum, so, sl, meta``, three
+scratch lists ``sa, sb, sc``, each job's reservation
 ``roff[j], rlen[j]`` (entries of ``rpool``; ``rlen`` 0: none) with ``rmeta[0]`` the top of
 ``rpool``, and ``buf`` for a job's nodes as intervals. The two pools (``npool`` the profile's
 lists, ``rpool`` the reservations) may be replaced when they grow: each function returns them.
@@ -50,7 +50,7 @@ def _alloc(cap: int, n: int, N: int):  # type: ignore[no-untyped-def]
     and the pools."""
     NS = (np.empty(cap), np.empty(cap, dtype=np.int64), np.empty(summary_size(cap), dtype=np.int64),
           np.empty(cap, dtype=np.int64), np.empty(cap, dtype=np.int64), np.zeros(2, dtype=np.int64),
-          np.empty(cap, dtype=np.int64), np.empty(N + 4, dtype=np.int64), np.empty(N + 4, dtype=np.int64),
+          np.empty(N + 4, dtype=np.int64), np.empty(N + 4, dtype=np.int64),
           np.empty(N + 4, dtype=np.int64), np.zeros(n, dtype=np.int64), np.zeros(n, dtype=np.int64),
           np.zeros(1, dtype=np.int64), np.empty(N + 4, dtype=np.int64),
           np.empty(n + N + 4), np.empty(n + N + 4, dtype=np.int64), np.empty(n + N + 4, dtype=np.int64),
@@ -64,7 +64,7 @@ def _alloc(cap: int, n: int, N: int):  # type: ignore[no-untyped-def]
 def _occupy(NS, npool, jpool, off, cnt, start, end, release):  # type: ignore[no-untyped-def]
     """The nodes ``jpool[off : off + cnt]`` (sorted ids) occupied or given back on ``[start, end)``."""
     ts, fr, bsum, so, sl, meta = NS[0], NS[1], NS[2], NS[3], NS[4], NS[5]
-    buf = NS[13]
+    buf = NS[12]
     m = _ids_to_iv(jpool, off, cnt, buf)
     return _change(ts, fr, bsum, so, sl, meta, npool, start, end, buf, 0, m, release)
 
@@ -80,35 +80,27 @@ def _plan_nodes(  # type: ignore[no-untyped-def]
     to ``now``, the ended jobs' nodes given back, the old queue ``old[:nold]`` compressed and the
     submitted jobs placed. The starts go to ``reserved``, the nodes to ``roff``/``rlen``.
     Returns the two pools."""
-    ts, fr, bsum, so, sl, meta, pm, sa, sb, sc = NS[0], NS[1], NS[2], NS[3], NS[4], NS[5], NS[6], NS[7], NS[8], NS[9]
-    roff, rlen, rmeta = NS[10], NS[11], NS[12]
+    ts, fr, bsum, so, sl, meta, sa, sb, sc = NS[0], NS[1], NS[2], NS[3], NS[4], NS[5], NS[6], NS[7], NS[8]
+    roff, rlen, rmeta = NS[9], NS[10], NS[11]
     ji, jf, ci = J[0], J[1], J[2]
     procs, start_time, wall = ci[_PROCS], jf[_START], jf[_WALL]
     if rebuild:
-        iends, ioff, ilen, ipool = NS[14], NS[15], NS[16], NS[17]
+        iends, ioff, ilen, ipool = NS[13], NS[14], NS[15], NS[16]
         k = 0
         w = 0
-        for y in range(nrun + N + nhold):  # the running jobs, the down nodes, the holds
-            if y < nrun:
-                j = running[y]
-                e = start_time[j] + wall[j]
-            elif y < nrun + N:
-                x = y - nrun
-                if up[x]:
-                    continue
+        for y in range(nrun + nhold):  # the running jobs, then the holds
+            j = running[y] if y < nrun else holding[y - nrun]
+            m = _ids_to_iv(jpool, ji[_OFF, j], ji[_CNT, j], ipool[w:])
+            iends[k], ioff[k], ilen[k] = start_time[j] + wall[j] if y < nrun else jf[_HUNTIL, j], w, m
+            k += 1
+            w += m
+        for x in range(N):  # the down nodes (a loop of its own: the test is rarely true)
+            if not up[x]:
                 ipool[w] = x
                 ipool[w + 1] = x + 1
                 iends[k], ioff[k], ilen[k] = up_at[x] if knows_downtime else math.inf, w, 2
                 k += 1
                 w += 2
-                continue
-            else:
-                j = holding[y - nrun - N]
-                e = jf[_HUNTIL, j]
-            m = _ids_to_iv(jpool, ji[_OFF, j], ji[_CNT, j], ipool[w:])
-            iends[k], ioff[k], ilen[k] = e, w, m
-            k += 1
-            w += m
         npool = _of_occupations(ts, fr, bsum, so, sl, meta, npool, now, N, iends, ipool, ioff, ilen, k, sa, sb)
         rlen[:] = 0
         rmeta[0] = 0
@@ -126,7 +118,7 @@ def _plan_nodes(  # type: ignore[no-untyped-def]
         _gather(old[:nold], procs, wall, tmp_p, tmp_d)
         tmp_s[:nold] = reserved[old[:nold]]
         npool, rpool = _compress(ts, fr, bsum, so, sl, meta, npool, old[:nold], tmp_p[:nold], tmp_d[:nold],
-                                 tmp_s[:nold], roff, rlen, rpool, rmeta, pm, sa, sb, sc)
+                                 tmp_s[:nold], roff, rlen, rpool, rmeta, sa, sb, sc)
         reserved[old[:nold]] = tmp_s[:nold]
     if nsub > 0:
         _gather(submitted[:nsub], procs, wall, tmp_p, tmp_d)
@@ -140,7 +132,7 @@ def _plan_nodes(  # type: ignore[no-untyped-def]
 def _reserved_nodes(j, NS, rpool, node_job, up, sel):  # type: ignore[no-untyped-def]
     """Job ``j``'s reserved nodes as ids into ``sel`` (its reservation is then spent); how many,
     or -1 when one of them is down or busy (the reference's ``start`` raises there)."""
-    roff, rlen = NS[10], NS[11]
+    roff, rlen = NS[9], NS[10]
     k = 0
     for y in range(roff[j], roff[j] + rlen[j], 2):
         for x in range(rpool[y], rpool[y + 1]):

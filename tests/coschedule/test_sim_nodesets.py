@@ -13,7 +13,7 @@ import coschedule.sim.nodesets as nodesets
 from coschedule.errors import FormatError
 from coschedule.sim.nodesets import format_nodes, parse_nodes
 
-SETS = st.sets(st.integers(0, 200), max_size=60)
+SETS = st.sets(st.integers(0, 200), max_size=60) | st.sets(st.integers(0, 5000), min_size=500, max_size=4000)
 
 
 @given(SETS)
@@ -38,3 +38,17 @@ def test_malformed_tokens_are_named(text):
 def test_doctests_and_empty_set():
     assert doctest.testmod(nodesets).failed == 0
     assert format_nodes([]) == "" and parse_nodes("") == []
+
+
+@given(SETS)
+def test_intervals_are_procsets_runs(nodes):
+    """The compiled id-to-interval conversion (runs found by doubling then halving steps) gives
+    procset's maximal intervals, for long runs as for isolated ids."""
+    flat = nodesets.intervals(nodes)
+    assert [(int(a), int(b) - 1) for a, b in zip(flat[::2], flat[1::2])] == list(ProcSet(*nodes).intervals())
+
+
+@given(SETS, SETS)
+def test_intersection_size_is_the_intersections(a, b):
+    ia, ib = nodesets.intervals(a), nodesets.intervals(b)
+    assert nodesets._iv_inter_size(ia, 0, ia.shape[0], ib, 0, ib.shape[0]) == len(a & b)
