@@ -33,9 +33,6 @@ from .common import (
     write_figure,
 )
 
-#: run_batch's default reservations (heuristics.batch.backfilling.RESERVATIONS[0]; a test checks
-#: that they agree: the command does not import the policies before it runs)
-_DEFAULT_RESERVATIONS = "count"
 
 __all__ = ["cmd_batch", "load_workload_arg", "nonnegative_float", "prune_fraction", "register", "time_window"]
 
@@ -286,8 +283,7 @@ def cmd_batch(args: argparse.Namespace) -> int:
             "workload": workload.name, "jobs": workload.n, "nodes": workload.n_nodes, "dropped": workload.dropped,
             "policy": args.policy, "knows_downtime": bool(args.knows_downtime),
             "release": args.release or "resubmission",
-            **({"reservations": _reservations(args).get("reservations", _DEFAULT_RESERVATIONS)}
-               if args.policy.lower() not in ("fcfs", "easy") else {}),
+            **({"reservations": args.reservations or policy.reservations} if isinstance(policy, Conservative) else {}),
             "failures": {"file": args.failures, "node_mtbf": args.node_mtbf, "seed": args.seed,
                          "downtime": result.downtime},
             "checkpointing": {"cost": ck.cost, "recovery": ck.R, "final_checkpoint": ck.final_checkpoint},
@@ -344,9 +340,9 @@ def register(sub: Any) -> None:
                    help="node stealing with victim choice 1: among the jobs of the fewest nodes, the latest "
                    "released (release, the default) or the one running for the shortest time (runtime)")
     p.add_argument("--reservations", choices=("count", "nodes"), default=None,
-                   help="what conservative backfilling and node stealing reserve: count (node counts, the "
-                   "nodes chosen when a job starts) or nodes (particular nodes, as batsched, the paper's "
-                   f"scheduler, does); default: {_DEFAULT_RESERVATIONS}")
+                   help="what conservative backfilling and node stealing reserve: nodes (the default: "
+                   "particular nodes, as batsched, the paper's scheduler, does) or count (node counts, the "
+                   "nodes chosen when a job starts)")
     p.add_argument("--nodes", type=positive_int, default=None, metavar="N",
                    help="platform size N (default: the workload's nb_res, or the SWF header's MaxProcs, "
                    "else MaxNodes)")

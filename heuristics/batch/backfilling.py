@@ -46,11 +46,9 @@ Policies
 Reservations
 ------------
 ``reservations`` (conservative backfilling and node stealing) says what a reservation holds.
-``"count"`` (default): a number of nodes on the count profile (:mod:`coschedule.sim.profile`);
-a job whose reservation falls due starts on the lowest-index nodes up and idle, so a plan
-that fits by counts is always realised. ``"nodes"``: particular nodes, as batsched does
-([Du2024] §5.1: the paper's simulations ran Batsim with the Batsched scheduler, which "take[s]
-decisions on when and where (which nodes) to schedule a job"): the plan is a node-set profile
+``"nodes"`` (their default, the paper's system): particular nodes, as batsched does ([Du2024]
+§5.1: the paper's simulations ran Batsim with the Batsched scheduler, which "take[s] decisions
+on when and where (which nodes) to schedule a job"): the plan is a node-set profile
 (:mod:`coschedule.sim.nodeset_profile`), each reservation is the lowest-index nodes of the
 intersection of the free sets over its window (batsched's ``add_job_first_fit`` with its basic
 resource selector), the compression takes each waiting job out and adds it again first fit,
@@ -58,7 +56,10 @@ perhaps on other nodes, and a job whose reservation falls due starts on its rese
 (free by construction: anything that frees or takes a node outside the plan -- a failure, a
 node back, a steal -- recomputes the plan). Free nodes can then stay idle that a count plan
 would fill (fragmentation). A failed job's restart on a spare node keeps its rule (the
-lowest-index node up and idle), as does node stealing's.
+lowest-index node up and idle), as does node stealing's. ``"count"``: a number of nodes on the
+count profile (:mod:`coschedule.sim.profile`); a job whose reservation falls due starts on the
+lowest-index nodes up and idle, so a plan that fits by counts is always realised. FCFS and EASY
+reserve counts only (:func:`default_reservations`).
 """
 
 from __future__ import annotations
@@ -70,12 +71,21 @@ from coschedule.sim.engine import PRIORITY_FAILED, Instant, Simulation
 from coschedule.sim.nodeset_profile import NodeSetProfile, nodes_of
 from coschedule.sim.profile import AvailabilityProfile
 
-__all__ = ["BACKFILLING_POLICIES", "EASY", "FCFS", "RELEASES", "RESERVATIONS", "Conservative", "QueuePolicy"]
+__all__ = ["BACKFILLING_POLICIES", "EASY", "FCFS", "RELEASES", "RESERVATIONS", "Conservative", "QueuePolicy",
+           "default_reservations"]
 
 #: values of the policies' ``release`` option (module docstring); the first is the default
 RELEASES = ("resubmission", "first")
-#: values of the ``reservations`` option (module docstring, "Reservations"); the first is the default
-RESERVATIONS = ("count", "nodes")
+#: values of the ``reservations`` option (module docstring, "Reservations"); the default depends on
+#: the policy (:func:`default_reservations`)
+RESERVATIONS = ("nodes", "count")
+
+
+def default_reservations(policy: str) -> str:
+    """``reservations`` when none is given to the policy named ``policy``: ``"count"`` for FCFS
+    and EASY (the only one they take), ``"nodes"`` for conservative backfilling and node
+    stealing (the paper's system, module docstring)."""
+    return "count" if policy.lower() in ("fcfs", "easy") else "nodes"
 
 
 class QueuePolicy:
@@ -84,9 +94,11 @@ class QueuePolicy:
     name = "queue"
 
     def __init__(self, *, knows_downtime: bool = False, release: str = RELEASES[0],
-                 reservations: str = RESERVATIONS[0]) -> None:
+                 reservations: str | None = None) -> None:
         if release not in RELEASES:
             raise ValueError(f"release must be one of {', '.join(RELEASES)}, got {release!r}")
+        if reservations is None:
+            reservations = "nodes" if isinstance(self, Conservative) else "count"
         if reservations not in RESERVATIONS:
             raise ValueError(f"reservations must be one of {', '.join(RESERVATIONS)}, got {reservations!r}")
         if reservations != "count" and not isinstance(self, Conservative):

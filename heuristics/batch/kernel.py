@@ -524,10 +524,11 @@ def _policy_code(policy: str) -> tuple[int, int, int, int]:
 
 def simulate_kernel(workload, policy: str, *, failures, downtime: float, checkpointing, knows_downtime: bool = False,
                     n_nodes: int | None = None, victim_tiebreak: str = "release",
-                    release: str = "resubmission", reservations: str = "count") -> SimulationResult:
+                    release: str = "resubmission", reservations: str | None = None) -> SimulationResult:
     """The run of :class:`coschedule.sim.engine.Simulation` with the policy ``policy`` (a name
     of :data:`KERNEL_POLICIES`; ``victim_tiebreak`` for node stealing; ``release`` and
-    ``reservations`` as the policies' options), computed by the compiled kernel (module docstring)."""
+    ``reservations`` as the policies' options, ``None``: the policy's default), computed by the compiled
+    kernel (module docstring)."""
     from coschedule.sim.engine import Simulation
 
     code, timing, victim, criterion = _policy_code(policy)
@@ -535,6 +536,8 @@ def simulate_kernel(workload, policy: str, *, failures, downtime: float, checkpo
         raise ValueError(f"node stealing: victim_tiebreak must be one of release, runtime, got {victim_tiebreak!r}")
     if release not in ("resubmission", "first"):
         raise ValueError(f"release must be one of resubmission, first, got {release!r}")
+    if reservations is None:
+        reservations = "count" if code in (_FCFS, _EASY) else "nodes"
     if reservations not in ("count", "nodes") or reservations == "nodes" and code in (_FCFS, _EASY):
         raise ValueError(f"reservations={reservations!r}: 'count', or 'nodes' for conservative and node stealing")
     # the same per-job numbers as the reference, computed by the same code

@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from coschedule.heuristics.batch.backfilling import RESERVATIONS
+from coschedule.heuristics.batch.backfilling import default_reservations
 from coschedule.sim.checkpointing import Checkpointing
 from coschedule.sim.engine import Policy, Simulation
 from coschedule.sim.failures import FailureTrace, poisson_failures
@@ -83,7 +83,7 @@ def run_batch(
     n_nodes: int | None = None,
     victim_tiebreak: str | None = None,
     release: str = "resubmission",
-    reservations: str = RESERVATIONS[0],
+    reservations: str | None = None,
 ) -> SimulationResult:
     """Simulate ``policy`` on ``workload``.
 
@@ -103,9 +103,10 @@ def run_batch(
     (its first submission). A policy object brings its own.
 
     ``reservations``: what conservative backfilling and node stealing reserve
-    (:mod:`coschedule.heuristics.batch.backfilling`, "Reservations"): ``"count"`` (default: node
-    counts, the nodes chosen at start) or ``"nodes"`` (particular nodes, as batsched, the paper's
-    scheduler, does). FCFS and EASY take ``"count"`` only. A policy object brings its own.
+    (:mod:`coschedule.heuristics.batch.backfilling`, "Reservations"): ``"nodes"`` (their default:
+    particular nodes, as batsched, the paper's scheduler, does) or ``"count"`` (node counts, the
+    nodes chosen at start). FCFS and EASY take ``"count"`` only (their default). A policy object
+    brings its own.
 
     ``backend``: ``"reference"`` runs the event loop :class:`~coschedule.sim.engine.Simulation`
     with the policy object; ``"kernel"`` the compiled kernel of the built-in policies -- FCFS,
@@ -121,8 +122,11 @@ def run_batch(
                        final_checkpoint=final_checkpoint)
     options: dict[str, Any] = {} if not isinstance(policy, str) else {"knows_downtime": knows_downtime,
                                                                        "release": release}
-    if isinstance(policy, str) and reservations != "count":  # (fcfs and easy take counts only)
-        options["reservations"] = reservations
+    if isinstance(policy, str):
+        if reservations is None:
+            reservations = default_reservations(policy)
+        if reservations != "count" or default_reservations(policy) != "count":  # (fcfs, easy: counts only)
+            options["reservations"] = reservations
     if victim_tiebreak is not None:
         if not isinstance(policy, str) or not _is_stealing(policy):
             raise ValueError(f"victim_tiebreak is an option of the node-stealing policies, not of {policy!r}")

@@ -81,7 +81,7 @@ class NodeStealing(Conservative):
     """
 
     def __init__(self, timing: int = 1, victim: int = 1, criterion: int = 1, *, knows_downtime: bool = False,
-                 victim_tiebreak: str = "release", release: str = "resubmission", reservations: str = "count") -> None:
+                 victim_tiebreak: str = "release", release: str = "resubmission", reservations: str | None = None) -> None:
         super().__init__(knows_downtime=knows_downtime, release=release, reservations=reservations)
         for what, v, top in (("timing", timing, 3), ("victim", victim, 2), ("criterion", criterion, 3)):
             if v not in range(1, top + 1):
@@ -274,7 +274,7 @@ def _make(name: str) -> type[NodeStealing]:
         __doc__ = f"Node stealing {name.upper()}: timing T{x}, victim V{y}, criterion K{z} ([Du2024] §7)."
 
         def __init__(self, *, knows_downtime: bool = False, victim_tiebreak: str = "release",
-                     release: str = "resubmission", reservations: str = "count") -> None:
+                     release: str = "resubmission", reservations: str | None = None) -> None:
             super().__init__(x, y, z, knows_downtime=knows_downtime, victim_tiebreak=victim_tiebreak,
                              release=release, reservations=reservations)
 

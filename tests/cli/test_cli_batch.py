@@ -435,13 +435,11 @@ def test_unknown_policy_and_missing_files(capsys, tmp_path):
 
 def test_reservations_on_counts_or_on_nodes(capsys):
     """The toy example of §3 gives the paper's flows (Table 1) under both readings, Baseline and
-    SFSJ; the JSON says which one ran (the library's default when not given)."""
-    from coschedule.cli.batch import _DEFAULT_RESERVATIONS
-    from coschedule.heuristics.batch.backfilling import RESERVATIONS
+    SFSJ; the JSON says which one ran (the library's default when not given: nodes)."""
+    from coschedule.heuristics.batch.backfilling import default_reservations
 
-    assert _DEFAULT_RESERVATIONS == RESERVATIONS[0]
     default = run_json(capsys, *TOY_RUN)
-    assert default["reservations"] == _DEFAULT_RESERVATIONS
+    assert default["reservations"] == default_reservations(default["policy"]) == "nodes"
     for policy, flows in (("conservative", [8.0, 5.0, 15.0, 25.0, 3.0]), ("sfsj", [8.0, 11.0, 11.0, 21.0, 10.0])):
         for reading in ("count", "nodes"):
             out = run_json(capsys, "batch", TOY, "--policy", policy, "--failures", TOY_FAILURES, "--downtime", "5",

@@ -367,18 +367,21 @@ def test_toml_spec(tmp_path):
     assert replace(spec, max_restarts=5.0).digest() == spec.digest()
 
 
-def test_reservations_reach_every_conservative_cell():
-    """The key ``reservations`` is part of the spec (its digest, each cell); a cell of
-    conservative backfilling runs with it (its row is run_batch's with the same reading), EASY's
-    on counts."""
-    spec = small_spec(reservations="nodes").normalized()
-    assert spec.to_dict()["reservations"] == "nodes" and small_spec().normalized().to_dict()["reservations"] == "count"
-    assert spec.digest() != small_spec().normalized().digest()
+@pytest.mark.parametrize("reading", ["count", "nodes"])
+def test_reservations_reach_every_conservative_cell(reading):
+    """The key ``reservations`` is part of the spec (its digest, each cell; ``nodes`` when not
+    given, ``count`` in a grid of FCFS and EASY only, where it changes nothing); a cell of
+    conservative backfilling runs with it (its row is run_batch's with the same reading),
+    EASY's on counts."""
+    spec = small_spec(reservations=reading).normalized()
+    assert spec.to_dict()["reservations"] == reading and small_spec().normalized().to_dict()["reservations"] == "nodes"
+    assert small_spec(policies=("easy", "fcfs"), reservations="nodes").normalized().to_dict()["reservations"] == "count"
+    assert (spec.digest() == small_spec().normalized().digest()) == (reading == "nodes")
     cells = [c for c in spec.cells() if c.node_mtbf is not None and c.checkpoint_cost == 0.0 and c.seed_index == 0]
-    assert {c.reservations for c in cells} == {"nodes"}
+    assert {c.reservations for c in cells} == {reading}
     for cell in cells:
         row = simulate_batch_cell(cell)
-        reading = "count" if cell.policy == "easy" else "nodes"
+        reading = "count" if cell.policy == "easy" else reading
         result = run_batch(cell.workload, cell.policy, node_mtbf=cell.node_mtbf, seed=cell.seed,
                            downtime=cell.downtime, reservations=reading)
         assert (row["failures"], row["restarts"]) == (len(result.failures), result.restarts)

@@ -52,6 +52,8 @@ def test_reservations_on_nodes_leave_a_node_idle_that_counts_fill(backend):
     assert nodes.flow.tolist() == [5.0, 10.0, 20.0, 22.0]
     for r in (count, nodes):
         validate_run(r)
+    default = run_batch(w, "conservative", backend=backend)  # node sets, the paper's system, unless asked
+    assert default.attempts == nodes.attempts and default.attempts != count.attempts
 
 
 def test_the_compression_may_move_a_reservation_to_other_nodes():
@@ -105,8 +107,9 @@ def test_without_fragmentation_the_two_readings_agree(case, policy, downtime, kn
 def test_the_option_and_its_errors():
     assert get_batch_policy("conservative", reservations="nodes").reservations == "nodes"
     assert "reservations='nodes'" in repr(get_batch_policy("h213", reservations="nodes"))
-    assert get_batch_policy("sfsj").reservations == "count"
-    with pytest.raises(ValueError, match="reservations must be one of count, nodes, got 'machines'"):
+    assert get_batch_policy("sfsj").reservations == get_batch_policy("conservative").reservations == "nodes"
+    assert get_batch_policy("easy").reservations == get_batch_policy("fcfs").reservations == "count"
+    with pytest.raises(ValueError, match="reservations must be one of nodes, count, got 'machines'"):
         get_batch_policy("conservative", reservations="machines")
     for name in ("fcfs", "easy"):
         with pytest.raises(ValueError, match=f"option of conservative backfilling and node stealing, not of {name}"):

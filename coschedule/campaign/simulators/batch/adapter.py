@@ -161,7 +161,7 @@ class BatchCell:
     final_checkpoint: bool = False
     metrics: MetricOptions = MetricOptions()
     release: str = "resubmission"
-    reservations: str = "count"
+    reservations: str = "nodes"
 
 
 def _num(x: float) -> str:
@@ -269,9 +269,10 @@ class BatchSpec:
     (its own node count: the paper's "MTBF of the platform", [Du2024] §5.2); ``recovery_cost``
     ``None``: R = C. ``seeds``: failure traces per failure setting (indices ``0 .. seeds-1``).
     ``knows_downtime``, ``final_checkpoint``, ``release`` (a restarted job's release:
-    ``"resubmission"``, the default, or ``"first"``) and ``reservations`` (``"count"``, the
-    default, or ``"nodes"``: reservations on particular nodes, as batsched does; for
-    conservative backfilling and node stealing, FCFS and EASY run on counts) go to
+    ``"resubmission"``, the default, or ``"first"``) and ``reservations`` (``"nodes"``, the
+    default: reservations on particular nodes, as batsched does, or ``"count"``; for
+    conservative backfilling and node stealing, FCFS and EASY run on counts, and a grid of
+    FCFS and EASY only says ``"count"``) go to
     :func:`~coschedule.heuristics.batch.run.run_batch`;
     ``classes``, ``prune``, ``window`` and ``gamma`` to :func:`coschedule.sim.metrics.summarize`
     (:class:`MetricOptions`).
@@ -295,7 +296,7 @@ class BatchSpec:
     knows_downtime: bool = False
     final_checkpoint: bool = False
     release: str = "resubmission"
-    reservations: str = "count"
+    reservations: str = "nodes"
     classes: tuple[int, ...] | None = None
     prune: float = 0.2
     window: tuple[float, float] | None = None
@@ -338,7 +339,8 @@ class BatchSpec:
             recovery_cost=tuple(sorted({None if r is None else _number(r, "recovery_cost") for r in self.recovery_cost},
                                        key=lambda r: -1.0 if r is None else r)),
             seeds=self.seeds, seed=self.seed, name=self.name, knows_downtime=bool(self.knows_downtime),
-            final_checkpoint=bool(self.final_checkpoint), release=self.release, reservations=self.reservations,
+            final_checkpoint=bool(self.final_checkpoint), release=self.release,
+            reservations=self.reservations if any(p not in ("fcfs", "easy") for p in pol) else "count",
             **_metric_options(self),
             max_restarts=float(self.max_restarts),
         )
