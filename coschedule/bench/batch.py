@@ -5,7 +5,8 @@ is its own and its whole cost (interpreter start-up, imports, loading the numba 
 their cache, reading the trace, simulating) is counted:
 
 * ``mira``: a Mira-like month (:func:`coschedule.sim.synthetic.mira_like`, March 2018, 4,024
-  jobs on 49,152 nodes, seed 0) under Baseline (conservative backfilling) with failures: platform
+  jobs on 49,152 nodes, seed 0) under Baseline (conservative backfilling, its reservations on
+  nodes: the default) with failures: platform
   MTBF 1 h (``node_mtbf`` = 49,152 h), downtime D = 1 h, checkpoints C = R = 5 min, failure seed 1
   ([Du2024] §6.1's scenario);
 * ``mira-sfsj``, ``mira-h321``: the same month and failure trace under node stealing, SFSJ (H111)
@@ -14,7 +15,7 @@ their cache, reading the trace, simulating) is counted:
   :meth:`BatchBench.mira_ratios` divides their times by Baseline's kernel time (case ``mira``)
   measured in the same run;
 * ``mira-nodes``: Baseline on the same month and failure trace with reservations on node
-  identities (``reservations="nodes"``, batsched's, [Du2024] §5.1) against counts: the child
+  identities (``reservations="nodes"``, batsched's, [Du2024] §5.1, the default) against counts: the child
   runs the count reading too, after the node one, and :attr:`BatchRun.nodes_over_count` is
   the ratio of their warm times in that one process (the target of issue 21: within 1.5x);
 * ``lanl-easy``, ``lanl-conservative``: the bundled LANL-CM5 log (122,055 jobs, 1,024 nodes),

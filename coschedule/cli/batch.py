@@ -339,7 +339,7 @@ def register(sub: Any) -> None:
     p.add_argument("--victim-tiebreak", choices=("release", "runtime"), default=None,
                    help="node stealing with victim choice 1: among the jobs of the fewest nodes, the latest "
                    "released (release, the default) or the one running for the shortest time (runtime)")
-    p.add_argument("--reservations", choices=("count", "nodes"), default=None,
+    p.add_argument("--reservations", choices=("nodes", "count"), default=None,
                    help="what conservative backfilling and node stealing reserve: nodes (the default: "
                    "particular nodes, as batsched, the paper's scheduler, does) or count (node counts, the "
                    "nodes chosen when a job starts)")
