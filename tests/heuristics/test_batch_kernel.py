@@ -201,16 +201,16 @@ def test_a_victim_whose_node_fails_as_it_completes():
 def test_the_kernel_replays_node_stealing_on_a_real_trace():
     """Five days of the KTH SP2 log on its 100 nodes (days 30 to 35: 268 jobs), drawn failures of
     node MTBF 30 hours (about one every 18 minutes on the platform), a downtime of an hour,
-    checkpoints of five minutes; V1's tie-break by running time for H323; reservations on nodes for
-    H111 and H213."""
+    checkpoints of five minutes; V1's tie-break by running time for H323; reservations on counts
+    for the first five runs, on nodes (the default) for H111 and H213."""
     w = workload_from_swf(read_swf(traces_dir() / "KTH-SP2-1996-2.1-cln.swf.gz"))
     a, b = np.searchsorted(w.submit, w.submit[0] + np.array([30, 35]) * 86400.0)
     part = Workload(ids=w.ids[a:b], submit=w.submit[a:b] - w.submit[a], nodes=w.nodes[a:b],
                     walltime=w.walltime[a:b], length=w.length[a:b], n_nodes=w.n_nodes)
     seen: Counter = Counter()
     for policy, extra in (("sfsj", {}), ("h213", {}), ("h323", {"victim_tiebreak": "runtime"}),
-                          ("h112", {"release": "first"}), ("h113", {}), ("h111", {"reservations": "nodes"}),
-                          ("h213", {"reservations": "nodes"})):
+                          ("h112", {"release": "first"}), ("h113", {}), ("h111", None), ("h213", None)):
+        extra = {"reservations": "count", **extra} if extra is not None else {}
         r = _same(part, policy, node_mtbf=30 * 3600.0, seed=3, downtime=3600.0, checkpoint_cost=300.0, **extra)
         _tally(r, seen)
     for what in ("steal at once", "T2 steal after a wait", "T3 steal after a wait", "the victim failed"):
