@@ -22,29 +22,34 @@ pack of malleable applications with redistribution all run on it; none keeps a p
   the engine.
 """
 
-from .events import EVENT_ORDER, Event, EventKind, EventQueue
-from .failures import FailureTrace, poisson_failures, read_failures, uniform_failures, write_failures
-from .jobs_csv import JobRecord, write_jobs_csv
-from .metrics import (
-    GAMMA,
-    SIZE_BOUNDARIES,
-    ClassStats,
-    FlowStats,
-    Summary,
-    Utilization,
-    bounded_slowdown,
-    flow_stats,
-    job_records,
-    pruned_jobs,
-    size_classes,
-    summarize,
-    utilization,
-    waits,
-)
-from .nodesets import format_nodes, parse_nodes
-from .profile import AvailabilityProfile
-from .validate import validate_run
-from .workload import Workload, read_batsim, workload_from_swf, write_batsim
+from typing import TYPE_CHECKING
+
+from .._lazy import attach
+
+if TYPE_CHECKING:  # imported when first read (coschedule._lazy): the core's numpy and numba on use
+    from .events import EVENT_ORDER, Event, EventKind, EventQueue
+    from .failures import FailureTrace, poisson_failures, read_failures, uniform_failures, write_failures
+    from .jobs_csv import JobRecord, write_jobs_csv
+    from .metrics import (
+        GAMMA,
+        SIZE_BOUNDARIES,
+        ClassStats,
+        FlowStats,
+        Summary,
+        Utilization,
+        bounded_slowdown,
+        flow_stats,
+        job_records,
+        pruned_jobs,
+        size_classes,
+        summarize,
+        utilization,
+        waits,
+    )
+    from .nodesets import format_nodes, parse_nodes
+    from .profile import AvailabilityProfile
+    from .validate import validate_run
+    from .workload import Workload, read_batsim, workload_from_swf, write_batsim
 
 __all__ = [
     "EVENT_ORDER",
@@ -81,3 +86,15 @@ __all__ = [
     "waits",
     "validate_run",
 ]
+
+__getattr__, __dir__ = attach(__name__, {
+    ".events": ("EVENT_ORDER", "Event", "EventKind", "EventQueue"),
+    ".failures": ("FailureTrace", "poisson_failures", "read_failures", "uniform_failures", "write_failures"),
+    ".jobs_csv": ("JobRecord", "write_jobs_csv"),
+    ".metrics": ("GAMMA", "SIZE_BOUNDARIES", "ClassStats", "FlowStats", "Summary", "Utilization", "bounded_slowdown",
+                 "flow_stats", "job_records", "pruned_jobs", "size_classes", "summarize", "utilization", "waits"),
+    ".nodesets": ("format_nodes", "parse_nodes"),
+    ".profile": ("AvailabilityProfile",),
+    ".validate": ("validate_run",),
+    ".workload": ("Workload", "read_batsim", "workload_from_swf", "write_batsim"),
+})
