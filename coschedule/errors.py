@@ -10,6 +10,7 @@ import difflib
 from collections.abc import Iterable
 
 __all__ = [
+    "CampaignError",
     "CoscheduleError",
     "InvalidInstance",
     "InvalidSchedule",
@@ -37,6 +38,12 @@ class FormatError(CoscheduleError, ValueError):
 
 class SolverUnavailable(CoscheduleError, RuntimeError):
     """An optional backend (HiGHS, rustworkx, ...) is not installed, or cannot take this model."""
+
+
+class CampaignError(CoscheduleError, ValueError):
+    """A campaign cannot start: bad spec, unreadable source, a database of another spec (defined
+    here, not in :mod:`coschedule.campaign`, so that the command line reports it without importing
+    the campaign engine; :mod:`coschedule.campaign` exports it too)."""
 
 
 class UnknownName(CoscheduleError, ValueError):

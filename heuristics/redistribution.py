@@ -59,6 +59,7 @@ from coschedule.redistribution.kernels import (
     k_rc,
 )
 from coschedule.redistribution.model import MalleablePack, PackModel, Resilience
+from coschedule.redistribution.options import AT_END, AT_FAILURE
 from coschedule.redistribution.simulation import PackResult, PackSimulation
 from coschedule.rng import Seed
 from coschedule.sim.failures import FailureTrace, poisson_failures
@@ -71,10 +72,6 @@ __all__ = [
     "run_pack",
 ]
 
-#: redistribution at an application's end: none, EndLocal, EndGreedy
-AT_END = ("none", "local", "greedy")
-#: redistribution at a failure: none, ShortestApplicationsFirst, IteratedGreedy
-AT_FAILURE = ("none", "saf", "iterated")
 _NAMES = {"none": "none", "local": "EndLocal", "greedy": "EndGreedy", "saf": "ShortestApplicationsFirst",
           "iterated": "IteratedGreedy"}
 

@@ -30,53 +30,58 @@ one validated :func:`~coschedule.heuristics.torus.run.run_torus` per cell) and `
 8
 """
 
-from coschedule.campaign.registry import SIMULATORS, Simulator, get_simulator
-from coschedule.campaign.simulators.batch.adapter import BatchCell, BatchSpec, batch_metrics
-from coschedule.campaign.simulators.batch.report import (
-    BatchGroup,
-    format_batch_markdown,
-    format_batch_tables,
-    summarize_batch,
-)
-from coschedule.campaign.simulators.torus.adapter import TorusCell, TorusSpec
-from coschedule.campaign.simulators.torus.report import (
-    TorusGroup,
-    format_torus_markdown,
-    format_torus_tables,
-    summarize_torus,
-)
+from typing import TYPE_CHECKING
 
-from .export import export_csv, export_json
-from .report import (
-    Group,
-    format_markdown,
-    format_tables,
-    groups_to_dataframe,
-    plot_groups,
-    plot_side_by_side,
-    summarize,
-)
-from .run import Progress, RunSummary, run_campaign, simulate_cell
-from .spec import (
-    CampaignError,
-    CampaignSpec,
-    Cell,
-    FilesSource,
-    InstanceRef,
-    SyntheticSource,
-    TraceSource,
-    load_spec,
-    parse_values,
-    spec_from_dict,
-)
-from .store import ResultStore
-from .workloads import (
-    WORKLOAD_GENERATORS,
-    BatsimWorkload,
-    SwfWorkload,
-    SyntheticWorkload,
-    register_workload_generator,
-)
+from coschedule._lazy import attach
+
+if TYPE_CHECKING:  # imported when first read (coschedule._lazy): `coschedule --help` needs none of it
+    from coschedule.campaign.registry import SIMULATORS, Simulator, get_simulator
+    from coschedule.campaign.simulators.batch.adapter import BatchCell, BatchSpec, batch_metrics
+    from coschedule.campaign.simulators.batch.report import (
+        BatchGroup,
+        format_batch_markdown,
+        format_batch_tables,
+        summarize_batch,
+    )
+    from coschedule.campaign.simulators.torus.adapter import TorusCell, TorusSpec
+    from coschedule.campaign.simulators.torus.report import (
+        TorusGroup,
+        format_torus_markdown,
+        format_torus_tables,
+        summarize_torus,
+    )
+
+    from .export import export_csv, export_json
+    from .report import (
+        Group,
+        format_markdown,
+        format_tables,
+        groups_to_dataframe,
+        plot_groups,
+        plot_side_by_side,
+        summarize,
+    )
+    from .run import Progress, RunSummary, run_campaign, simulate_cell
+    from .spec import (
+        CampaignError,
+        CampaignSpec,
+        Cell,
+        FilesSource,
+        InstanceRef,
+        SyntheticSource,
+        TraceSource,
+        load_spec,
+        parse_values,
+        spec_from_dict,
+    )
+    from .store import ResultStore
+    from .workloads import (
+        WORKLOAD_GENERATORS,
+        BatsimWorkload,
+        SwfWorkload,
+        SyntheticWorkload,
+        register_workload_generator,
+    )
 
 __all__ = [
     "SIMULATORS",
@@ -125,3 +130,20 @@ __all__ = [
     "summarize_batch",
     "summarize_torus",
 ]
+
+__getattr__, __dir__ = attach(__name__, {
+    ".registry": ("SIMULATORS", "Simulator", "get_simulator"),
+    ".simulators.batch.adapter": ("BatchCell", "BatchSpec", "batch_metrics"),
+    ".simulators.batch.report": ("BatchGroup", "format_batch_markdown", "format_batch_tables", "summarize_batch"),
+    ".simulators.torus.adapter": ("TorusCell", "TorusSpec"),
+    ".simulators.torus.report": ("TorusGroup", "format_torus_markdown", "format_torus_tables", "summarize_torus"),
+    ".export": ("export_csv", "export_json"),
+    ".report": ("Group", "format_markdown", "format_tables", "groups_to_dataframe", "plot_groups",
+                "plot_side_by_side", "summarize"),
+    ".run": ("Progress", "RunSummary", "run_campaign", "simulate_cell"),
+    ".spec": ("CampaignError", "CampaignSpec", "Cell", "FilesSource", "InstanceRef", "SyntheticSource",
+              "TraceSource", "load_spec", "parse_values", "spec_from_dict"),
+    ".store": ("ResultStore",),
+    ".workloads": ("WORKLOAD_GENERATORS", "BatsimWorkload", "SwfWorkload", "SyntheticWorkload",
+                   "register_workload_generator"),
+})

@@ -31,9 +31,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from coschedule.errors import unknown_name
-
-from .sources import CampaignError
+from coschedule.errors import CampaignError, unknown_name
 
 if TYPE_CHECKING:
     from .schema import ResultSchema

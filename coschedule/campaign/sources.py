@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from coschedule.errors import CoscheduleError, FormatError, InvalidInstance, unknown_name
+from coschedule.errors import CampaignError, FormatError, InvalidInstance, unknown_name
 from coschedule.rigid import RigidInstance
 
 __all__ = [
@@ -33,10 +33,6 @@ __all__ = [
     "area_ratio",
     "describe_sources",
 ]
-
-
-class CampaignError(CoscheduleError, ValueError):
-    """A campaign cannot start: bad spec, unreadable source, a database of another spec."""
 
 
 def _crc(text: str) -> int:

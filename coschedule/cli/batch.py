@@ -13,15 +13,9 @@ from __future__ import annotations
 import argparse
 import math
 import sys
-from typing import Any
-
-import numpy as np
+from typing import TYPE_CHECKING, Any
 
 from ..errors import CoscheduleError, InvalidInstance
-from ..sim.failures import FailureTrace
-from ..sim.metrics import Summary
-from ..sim.result import SimulationResult
-from ..sim.workload import Workload
 from .common import (
     Formatter,
     emit_json,
@@ -33,6 +27,11 @@ from .common import (
     write_figure,
 )
 
+if TYPE_CHECKING:  # numpy and the simulation core: imported by the command, not to build the parser
+    from ..sim.failures import FailureTrace
+    from ..sim.metrics import Summary
+    from ..sim.result import SimulationResult
+    from ..sim.workload import Workload
 
 __all__ = ["cmd_batch", "load_workload_arg", "nonnegative_float", "prune_fraction", "register", "time_window"]
 
@@ -146,6 +145,8 @@ def _print_text(result: SimulationResult, args: argparse.Namespace, summary: Sum
     print(f"workload {w.name}: {w.n} jobs on {w.n_nodes} nodes{dropped}; {_describe_failures(args, result)}; "
           f"{_describe_checkpointing(result)}")
     if 0 < w.n <= MAX_PRINTED_JOBS:
+        import numpy as np
+
         width = max(3, *(len(i) for i in w.ids))
         print(f"{'job':<{width}}  nodes  submit  start    end   flow  attempts")
         attempts = np.bincount([a.job for a in result.attempts], minlength=w.n)

@@ -13,34 +13,20 @@ import dataclasses
 import json
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from coschedule.campaign.registry import get_simulator
-from coschedule.campaign.simulators.batch.adapter import BatchSpec
-from coschedule.campaign.simulators.batch.report import FIGURES as BATCH_FIGURES
-from coschedule.campaign.simulators.torus.adapter import TorusSpec, with_changes
-from coschedule.campaign.simulators.torus.report import FIGURES as TORUS_FIGURES
+from coschedule.campaign.simulators.batch.figures import FIGURES as BATCH_FIGURES
+from coschedule.campaign.simulators.torus.figures import FIGURES as TORUS_FIGURES
 
-from ..campaign import (
-    CampaignError,
-    CampaignSpec,
-    FilesSource,
-    ResultStore,
-    SyntheticSource,
-    TraceSource,
-    export_csv,
-    export_json,
-    load_spec,
-    parse_values,
-    plot_groups,
-    plot_side_by_side,
-    run_campaign,
-    summarize,
-)
-from ..campaign.spec import replace_spec
-from ..campaign.workloads import workload_source_for
 from ..data import TRACES_ENV, spec_path
+from ..errors import CampaignError
 from .common import Formatter, positive_float, write_figure
+
+if TYPE_CHECKING:  # numpy and the simulators: imported by the commands, not to build the parser
+    from coschedule.campaign.simulators.batch.adapter import BatchSpec
+    from coschedule.campaign.simulators.torus.adapter import TorusSpec
+
+    from ..campaign import CampaignSpec
 
 __all__ = ["cmd_report", "cmd_simulate", "register"]
 
@@ -211,6 +197,16 @@ REDISTRIB_REFUSED = (*RIGID_FLAGS, *BATCH_FLAGS, ("days", "--days"))
 
 def spec_from_args(args: argparse.Namespace) -> CampaignSpec | BatchSpec | TorusSpec:
     """The spec of ``simulate``: the TOML file if given, then the flags over it."""
+    from ..campaign import (
+        CampaignSpec,
+        FilesSource,
+        SyntheticSource,
+        TraceSource,
+        load_spec,
+        parse_values,
+    )
+    from ..campaign.spec import replace_spec
+
     traces_dir = getattr(args, "traces_dir", None)
     if traces_dir is not None and not Path(traces_dir).expanduser().is_dir():
         raise CampaignError(f"--traces-dir {traces_dir}: no such folder")
@@ -273,6 +269,8 @@ def spec_from_args(args: argparse.Namespace) -> CampaignSpec | BatchSpec | Torus
 
 def _node_mtbf_values(text: str) -> tuple[float | None, ...]:
     """``--node-mtbf``: values as ``--qbar``, and ``none`` for failure-free."""
+    from ..campaign import parse_values
+
     items = [t.strip() for t in text.split(",")]
     rest = ",".join(t for t in items if t.lower() != "none")
     none: tuple[None, ...] = (None,) if any(t.lower() == "none" for t in items) else ()
@@ -280,6 +278,11 @@ def _node_mtbf_values(text: str) -> tuple[float | None, ...]:
 
 
 def _batch_spec_from_args(args: argparse.Namespace, spec: Any, path: Path | None, traces_dir: str | None) -> BatchSpec:
+    from coschedule.campaign.simulators.batch.adapter import BatchSpec
+
+    from ..campaign import parse_values
+    from ..campaign.workloads import workload_source_for
+
     changes: dict[str, Any] = {}
     if args.workload:
         changes["sources"] = tuple(workload_source_for(w, days=args.days, traces_dir=traces_dir) for w in args.workload)
@@ -311,6 +314,11 @@ def _batch_spec_from_args(args: argparse.Namespace, spec: Any, path: Path | None
 def _torus_spec_from_args(args: argparse.Namespace, spec: Any, traces_dir: str | None) -> TorusSpec:
     """A torus campaign: its TOML spec, with --workload, --policy, --downtime, --seeds, --seed
     and --name over it."""
+    from coschedule.campaign.simulators.torus.adapter import with_changes
+
+    from ..campaign import parse_values
+    from ..campaign.workloads import workload_source_for
+
     if spec is None:
         raise CampaignError("a torus campaign needs a TOML spec (simulator = \"torus\"), e.g. "
                             "coschedule simulate oliner2004-demo")
@@ -342,6 +350,8 @@ def _redistrib_spec_from_args(args: argparse.Namespace, spec: Any) -> Any:
 
 
 def cmd_simulate(args: argparse.Namespace) -> int:
+    from ..campaign import ResultStore, run_campaign
+
     spec = spec_from_args(args)
     db = args.db or f"{spec.name}.sqlite"
     spec.check()
@@ -436,6 +446,8 @@ def _no_match(filters: list[tuple[str, str, Any]], rows: list[dict[str, Any]]) -
 def _report_several(args: argparse.Namespace) -> int:
     """``report DB1 DB2 ...``: each database's tables, then (``--plot``) one panel each, side by
     side (the paper's Fig. 4 from fig4a and fig4b)."""
+    from ..campaign import ResultStore, get_simulator, plot_side_by_side, summarize
+
     if args.csv or args.json:
         raise CampaignError("--csv and --json read one database; give one DB")
     panels = []
@@ -463,6 +475,8 @@ def _report_several(args: argparse.Namespace) -> int:
 
 
 def cmd_report(args: argparse.Namespace) -> int:
+    from ..campaign import ResultStore, export_csv, export_json, get_simulator, plot_groups
+
     if len(args.db) > 1:
         return _report_several(args)
     db = args.db[0]

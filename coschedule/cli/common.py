@@ -12,11 +12,13 @@ import math
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from ..errors import CoscheduleError, InvalidInstance
-from ..model import MoldableInstance
-from ..rigid import RigidInstance
+
+if TYPE_CHECKING:  # numpy: imported by the commands that load an instance, not to build the parser
+    from ..model import MoldableInstance
+    from ..rigid import RigidInstance
 
 __all__ = [
     "EXIT_INVALID",

@@ -15,7 +15,6 @@ from typing import Any
 
 from ..data import instance_path
 from ..errors import CoscheduleError
-from ..io import save_rigid_instance
 from .common import (
     SWF_SUFFIXES,
     Formatter,
@@ -32,6 +31,8 @@ HELP_ORDER = 30
 
 
 def cmd_convert(args: argparse.Namespace) -> int:
+    from ..io import save_rigid_instance
+
     source = instance_path(args.source)
     if not source.lower().endswith(SWF_SUFFIXES):
         raise CoscheduleError(f"{args.source}: expected an SWF trace (.swf or .swf.gz)")

@@ -10,10 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import CoscheduleError
-from ..io import save_rigid_instance, save_scenario, save_schedule
 from ..results import Status
-from ..rigid import lower_bound
-from ..validate import validate_rigid
 from .common import Formatter, emit_json, positive_float, positive_int, write_figure
 
 __all__ = ["register", "cmd_counterexample"]
@@ -28,6 +25,9 @@ def cmd_counterexample(args: argparse.Namespace) -> int:
     from coschedule.heuristics import get_rigid_heuristic
 
     from .. import families
+    from ..io import save_rigid_instance, save_scenario, save_schedule
+    from ..rigid import lower_bound
+    from ..validate import validate_rigid
 
     if args.family == "search":
         return _search(args)

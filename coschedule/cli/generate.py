@@ -6,7 +6,6 @@ import argparse
 from typing import Any
 
 from ..errors import CoscheduleError
-from ..io import instance_to_dict, save_json
 from .common import Formatter, emit_json, positive_int
 
 __all__ = ["register", "cmd_generate"]
@@ -17,6 +16,7 @@ HELP_ORDER = 20
 
 def cmd_generate(args: argparse.Namespace) -> int:
     from ..generators import random_instance, synthetic_instance
+    from ..io import instance_to_dict, save_json
 
     data: dict[str, Any]
     if args.model == "rigid":

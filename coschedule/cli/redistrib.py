@@ -23,8 +23,6 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
-import numpy as np
-
 from ..errors import CoscheduleError, InvalidInstance
 from .common import (
     Formatter,
@@ -116,6 +114,8 @@ def _effects(result: Any) -> str:
 def _expected_no_redistribution(result: Any) -> float:
     """``max_i t^R_{i,sigma(i)}(1)`` of the initial allocation: the expected makespan without
     redistribution, the quantity Resilient Optimal-1-pack minimises."""
+    import numpy as np
+
     from coschedule.redistribution.model import PackModel
 
     model = PackModel(result.pack, result.res)
@@ -124,6 +124,8 @@ def _expected_no_redistribution(result: Any) -> float:
 
 
 def _print_text(args: argparse.Namespace, result: Any, seed: int | None, expected: float) -> None:
+    import numpy as np
+
     pack = result.pack
     k0 = np.asarray(result.initial)
     print(f"pack {pack.name or args.pack}: {pack.n} applications on {pack.p} processors; Resilient "
@@ -277,8 +279,13 @@ def _generate_parser() -> OneLineErrorParser:
 
 
 def register(sub: Any) -> None:
-    from coschedule.heuristics.redistribution import AT_END, AT_FAILURE
-    from coschedule.redistribution.model import DEFAULT_DOWNTIME, FAILURE_MODELS, PERIOD_FORMULAS
+    from coschedule.redistribution.options import (
+        AT_END,
+        AT_FAILURE,
+        DEFAULT_DOWNTIME,
+        FAILURE_MODELS,
+        PERIOD_FORMULAS,
+    )
 
     p = sub.add_parser(
         "redistrib", formatter_class=Formatter,

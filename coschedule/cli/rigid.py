@@ -7,14 +7,15 @@ Called from :mod:`coschedule.cli.schedule` when the instance file is a
 from __future__ import annotations
 
 import argparse
+from typing import TYPE_CHECKING
 
 from ..errors import CoscheduleError, InvalidSchedule
-from ..io import save_schedule
 from ..results import ExactResult, Status
-from ..rigid import FailureScenario, RigidInstance, SilentErrors, lower_bound
-from ..schedule import Schedule
-from ..validate import validate_rigid
 from .common import emit_json, write_figure
+
+if TYPE_CHECKING:  # numpy: imported by the commands, not to build the parser
+    from ..rigid import FailureScenario, RigidInstance
+    from ..schedule import Schedule
 
 __all__ = ["scenario_from_args", "run_rigid", "solve_rigid", "add_rigid_options", "OPTIMUM_MAX_ATTEMPTS"]
 
@@ -27,6 +28,7 @@ def scenario_from_args(instance: RigidInstance, args: argparse.Namespace) -> tup
     the silent-error model of §5.1), or none (failure-free). Returns it and a description."""
     from ..data import instance_path
     from ..io import load_scenario
+    from ..rigid import FailureScenario, SilentErrors
 
     if getattr(args, "scenario", None) and getattr(args, "qbar", None) is not None:
         raise CoscheduleError("give either --scenario or --qbar, not both")
@@ -42,6 +44,8 @@ def scenario_from_args(instance: RigidInstance, args: argparse.Namespace) -> tup
 def _optimum(instance: RigidInstance, scenario: FailureScenario, args: argparse.Namespace,
              hint: Schedule | None = None) -> ExactResult:
     from coschedule.exact.rigid import solve_rigid_opt
+
+    from ..validate import validate_rigid
 
     res = solve_rigid_opt(instance, scenario, time_limit=args.time_limit, time_unit=args.time_unit, hint=hint)
     if res.solution is not None:
@@ -61,6 +65,10 @@ def _summary(instance: RigidInstance, scenario: FailureScenario, how: str) -> st
 def run_rigid(instance: RigidInstance, args: argparse.Namespace) -> int:
     """``coschedule run HEURISTIC rigid.json``: one heuristic under one scenario."""
     from coschedule.heuristics import get_rigid_heuristic
+
+    from ..io import save_schedule
+    from ..rigid import lower_bound
+    from ..validate import validate_rigid
 
     fn = get_rigid_heuristic(args.heuristic)
     scenario, how = scenario_from_args(instance, args)
@@ -103,6 +111,10 @@ def run_rigid(instance: RigidInstance, args: argparse.Namespace) -> int:
 def solve_rigid(instance: RigidInstance, args: argparse.Namespace) -> int:
     """``coschedule solve rigid.json``: T_OPT(f), contiguous, or the optimal shelf schedule."""
     from coschedule.exact.rigid import solve_rigid_opt, solve_shelf_opt
+
+    from ..io import save_schedule
+    from ..rigid import lower_bound
+    from ..validate import validate_rigid
 
     scenario, how = scenario_from_args(instance, args)
     if args.best_order:
@@ -159,7 +171,9 @@ def verify_rigid(instance: RigidInstance, args: argparse.Namespace) -> int:
     """
     from ..data import instance_path
     from ..io import load_scenario, load_schedule
+    from ..rigid import FailureScenario
     from ..schedule import Outcome
+    from ..validate import validate_rigid
     from .common import EXIT_INVALID
 
     schedule, header = load_schedule(args.solution)

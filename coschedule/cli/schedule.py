@@ -8,14 +8,10 @@ co-scheduling (handled here), a ``coschedule/rigid-instance`` is rigid jobs unde
 from __future__ import annotations
 
 import argparse
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..errors import CoscheduleError, FormatError, InvalidSchedule, unknown_name
-from ..io import coschedule_to_dict, load_coschedule, save_json
-from ..model import CoSchedule, MoldableInstance
 from ..results import ExactResult, Status
-from ..rigid import RigidInstance
-from ..validate import validate_coschedule
 from .common import (
     EXIT_INVALID,
     Formatter,
@@ -27,6 +23,10 @@ from .common import (
     write_figure,
 )
 from .rigid import add_rigid_options, run_rigid, solve_rigid, verify_rigid
+
+if TYPE_CHECKING:  # numpy: imported by the commands, not to build the parser
+    from ..model import CoSchedule, MoldableInstance
+    from ..rigid import RigidInstance
 
 __all__ = ["cmd_run", "cmd_solve", "cmd_solvers", "cmd_verify", "register"]
 
@@ -46,6 +46,8 @@ def _load(args: argparse.Namespace) -> MoldableInstance | RigidInstance:
     An option of the other problem kind (``--k`` on rigid jobs, ``--qbar`` on moldable tasks) is
     an error, not silently ignored.
     """
+    from ..rigid import RigidInstance
+
     instance = load_instance_arg(args.instance, day=args.day)
     rigid = isinstance(instance, RigidInstance)
     other = MOLDABLE_ONLY if rigid else RIGID_ONLY
@@ -64,6 +66,8 @@ def _load(args: argparse.Namespace) -> MoldableInstance | RigidInstance:
 def _check_heuristic(name: str, instance: MoldableInstance | RigidInstance, path: str) -> None:
     """``run``: the heuristic exists and fits the instance's kind (else one clear line)."""
     from coschedule.heuristics import HEURISTICS, RIGID_HEURISTICS
+
+    from ..rigid import RigidInstance
 
     rigid = isinstance(instance, RigidInstance)
     mine, other = (RIGID_HEURISTICS, HEURISTICS) if rigid else (HEURISTICS, RIGID_HEURISTICS)
@@ -102,6 +106,8 @@ def _instance_line(instance: MoldableInstance, path: str) -> str:
 def _heuristic_costs(instance: MoldableInstance, k: int) -> dict[str, tuple[CoSchedule, float]]:
     from coschedule.heuristics import HEURISTICS
 
+    from ..validate import validate_coschedule
+
     out = {}
     for name, fn in HEURISTICS.items():
         try:
@@ -114,6 +120,8 @@ def _heuristic_costs(instance: MoldableInstance, k: int) -> dict[str, tuple[CoSc
 
 def _optimum(instance: MoldableInstance, k: int, args: argparse.Namespace) -> ExactResult:
     from coschedule.exact import solve_kinp
+
+    from ..validate import validate_coschedule
 
     res = solve_kinp(
         instance, k, method=args.method or "auto", solver=args.solver,
@@ -128,6 +136,9 @@ def _optimum(instance: MoldableInstance, k: int, args: argparse.Namespace) -> Ex
 
 
 def cmd_solve(args: argparse.Namespace) -> int:
+    from ..io import coschedule_to_dict, save_json
+    from ..rigid import RigidInstance
+
     instance = _load(args)
     if isinstance(instance, RigidInstance):
         return solve_rigid(instance, args)
@@ -172,6 +183,10 @@ def cmd_run(args: argparse.Namespace) -> int:
     from coschedule.exact import SUBSETDP_MAX_WORK, auto_method, subset_dp_work
     from coschedule.heuristics import get_heuristic
 
+    from ..io import coschedule_to_dict, save_json
+    from ..rigid import RigidInstance
+    from ..validate import validate_coschedule
+
     instance = _load(args)
     _check_heuristic(args.heuristic, instance, args.instance)
     if isinstance(instance, RigidInstance):
@@ -215,6 +230,10 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 
 def cmd_verify(args: argparse.Namespace) -> int:
+    from ..io import load_coschedule
+    from ..rigid import RigidInstance
+    from ..validate import validate_coschedule
+
     instance = load_instance_arg(args.instance, day=args.day)
     if isinstance(instance, RigidInstance):
         if args.k is not None:

@@ -56,6 +56,12 @@ from coschedule.generators import M_INF, M_SUP, SYNTHETIC_F
 from coschedule.jit import HAVE_NUMBA
 from coschedule.model import MoldableInstance
 from coschedule.redistribution.kernels import k_jmax
+from coschedule.redistribution.options import (
+    DEFAULT_DOWNTIME,
+    FAILURE_MODELS,
+    PERIOD_FORMULAS,
+    YEAR,
+)
 from coschedule.rng import Seed, as_generator
 
 __all__ = [
@@ -73,15 +79,6 @@ __all__ = [
     "redistribution_cost",
     "young_period",
 ]
-
-#: one year in seconds (MTBFs are given in years on the command line)
-YEAR = 365.0 * 86400.0
-#: downtime D of a failed processor, seconds (the paper gives no value: our choice, one minute)
-DEFAULT_DOWNTIME = 60.0
-#: the failure models of :class:`Resilience` (module docstring)
-FAILURE_MODELS = ("simulation", "eq1.6")
-#: ``first-order``: sqrt(2 mu C) + C (our default); ``printed``: sqrt(2 mu C + C), (1.3) as printed
-PERIOD_FORMULAS = ("first-order", "printed")
 
 
 def _g(rate: Any, x: Any) -> Any:

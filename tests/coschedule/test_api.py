@@ -8,6 +8,7 @@ import sys
 
 import pytest
 
+import coschedule
 from coschedule.generators import (
     random_instance,
     random_profile,
@@ -105,4 +106,5 @@ def test_small_objects_print_every_field():
     sched = r_list(inst, FailureScenario((0, 0)))
     assert repr(sched).startswith("Schedule(executions=(Execution(job=")
     small = random_instance(2, 3, seed=1)
-    assert eval(repr(small), vars(__import__("coschedule"))) == small  # a full repr round-trips
+    names = {name: getattr(coschedule, name) for name in coschedule.__all__}  # exported lazily: not all in vars()
+    assert eval(repr(small), names) == small  # a full repr round-trips

@@ -10,14 +10,16 @@
 from __future__ import annotations
 
 import argparse
-from typing import Any
-
-import numpy as np
+from typing import TYPE_CHECKING, Any
 
 from coschedule.errors import CoscheduleError
-from coschedule.torus import Box, Dims, box_size_at_least, format_dims, parse_dims
 
 from ..common import Formatter, emit_json, positive_int
+
+if TYPE_CHECKING:  # numpy: imported by the commands, not to build the parser
+    import numpy as np
+
+    from coschedule.torus import Box, Dims
 
 __all__ = ["METHODS", "cmd_torus_free", "cmd_torus_mfp", "register_free", "register_mfp", "torus_dims"]
 
@@ -27,6 +29,8 @@ METHODS = ("fast", "appendix-early", "appendix", "naive")
 
 def torus_dims(text: str) -> Dims:
     """``--shape XxYxZ`` (an argparse type: a bad shape is a one-line usage error)."""
+    from coschedule.torus import parse_dims
+
     try:
         return parse_dims(text)
     except CoscheduleError as e:
@@ -51,12 +55,18 @@ def _box_json(box: Box, dims: Dims) -> dict[str, Any]:
 
 
 def _torus_json(occ: np.ndarray, args: argparse.Namespace) -> dict[str, Any]:
+    import numpy as np
+
     busy = int(np.count_nonzero(occ))
     return {"shape": list(occ.shape), "occupied_file": args.occupied, "n_nodes": int(occ.size),
             "busy": busy, "free_nodes": int(occ.size) - busy, "method": args.method}
 
 
 def _torus_line(occ: np.ndarray, args: argparse.Namespace) -> str:
+    import numpy as np
+
+    from coschedule.torus import format_dims
+
     busy = int(np.count_nonzero(occ))
     return (f"torus {format_dims(occ.shape)}: {occ.size} nodes, {busy} busy or down "
             f"({args.occupied}), {occ.size - busy} free")
@@ -83,7 +93,7 @@ def cmd_torus_mfp(args: argparse.Namespace) -> int:
 
 def cmd_torus_free(args: argparse.Namespace) -> int:
     from coschedule.sim.nodesets import format_nodes
-    from coschedule.torus import box_shapes, free_partitions
+    from coschedule.torus import box_shapes, box_size_at_least, format_dims, free_partitions
 
     occ = _read(args)
     dims: Dims = occ.shape  # type: ignore[assignment]

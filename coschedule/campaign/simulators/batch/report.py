@@ -19,6 +19,8 @@ from typing import Any
 
 from coschedule.campaign.report import _md_table
 
+from .figures import FIGURES
+
 __all__ = ["BatchGroup", "batch_figure", "format_batch_markdown", "format_batch_tables", "summarize_batch"]
 
 
@@ -269,10 +271,6 @@ def format_batch_tables(groups: Sequence[BatchGroup]) -> str:
 def format_batch_markdown(groups: Sequence[BatchGroup]) -> str:
     """The same tables as :func:`format_batch_tables`, as Markdown."""
     return _render(groups, markdown=True)
-
-
-#: ``coschedule report --figure`` of a batch campaign
-FIGURES = ("flows", "ratios", "utilization", "sweep")
 
 
 def batch_figure(rows: Sequence[dict[str, Any]], title: str | None = None, *, kind: str = "flows",

@@ -25,6 +25,8 @@ from coschedule.campaign.report import render_tables
 from coschedule.campaign.sources import CampaignError
 from coschedule.campaign.stats import student_ci, t975  # noqa: F401 (t975: the first layout exported it here)
 
+from .figures import FIGURES
+
 __all__ = ["FIGURES", "STATS", "TorusGroup", "bsld_title", "format_torus_markdown", "format_torus_tables", "student_ci",
            "summarize_torus", "torus_figure"]
 
@@ -243,16 +245,6 @@ def format_torus_markdown(groups: Sequence[TorusGroup]) -> str:
 # ------------------------------------------------------------------------------------ figures
 
 #: ``coschedule report --figure`` of a torus campaign: name -> (what it draws, the paper's figures)
-FIGURES: dict[str, tuple[str, str]] = {
-    "slowdown-failures": ("mean bounded slowdown vs the failure count, a line per scheduler and load scale",
-                          "Figs. 3-4"),
-    "utilization-failures": (("capacity utilized / unused / lost vs the failure count, a panel per scheduler "
-                              "and load scale"), "Fig. 5"),
-    "slowdown-confidence": ("balancing's mean bounded slowdown vs its confidence, a line per load scale", "Fig. 6"),
-    "utilization-confidence": ("capacity vs balancing's confidence, a panel per load scale", "Figs. 7-8"),
-    "slowdown-accuracy": ("tie-breaking's mean bounded slowdown vs its accuracy, a line per load scale", "Fig. 9"),
-    "utilization-accuracy": ("capacity vs tie-breaking's accuracy, a panel per load scale", "Fig. 10"),
-}
 _PARTS = (("utilized", "#4c9a2a"), ("unused", "#e6b800"), ("lost", "#d62728"))
 _STYLES = ("-", "--", ":", "-.")
 
