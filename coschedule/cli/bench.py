@@ -265,25 +265,53 @@ def _num(value: float | None, spec: str, unit: str = "") -> str:
     return NOT_MEASURED if value is None else f"{value:{spec}}{unit}"
 
 
+def _print_commands(commands: list, accasim_whole: float | None) -> None:
+    """The whole-command cases: the command's CPU beside that of its own simulation, and each
+    target (``coschedule.bench.batch_command``)."""
+    print("\nthe whole command (coschedule batch ... -o jobs.csv: read, simulate, validate, summarize, write), "
+          "each in a fresh process; its own simulation timed inside it")
+    for r in commands:
+        kind, value = r.target
+        target = f"whole <= {value:g}x the simulation" if kind == "ratio" else f"whole <= {value:g} s CPU"
+        acc = ""
+        if r.case.startswith("kth-") and accasim_whole is not None:
+            acc = f"; AccaSim's whole process / this one: {accasim_whole / r.whole_cpu_s:.1f}x (target >= 15x)"
+        ratio = "-" if r.whole_over_sim is None else f"{r.whole_over_sim:.2f}x"
+        print(f"  {r.case:<25} whole CPU {r.whole_cpu_s:6.2f} s, wall {r.whole_wall_s:6.2f} s, simulation "
+              f"{r.sim_cpu_s:6.2f} s, whole/simulation {ratio}, peak {r.peak_rss_mb:5.0f} MB; target: {target}: "
+              f"{'met' if r.met else 'NOT met'}{acc}")
+        print(f"    $ {r.command}")
+
+
 def _bench_batch(args: argparse.Namespace, tty: bool) -> int:
     from coschedule.bench.batch import BATCH_CASES, MIRA_COSTLIEST, bench_batch
+    from coschedule.bench.batch_command import COMMAND_CASES, command_case
     from coschedule.bench.common import NOT_MEASURED
+    from coschedule.errors import unknown_name
 
     if args.quick:
         cases: list[str] = ["mira", "mira-sfsj", f"mira-{MIRA_COSTLIEST}", "mira-nodes", "kth-easy",
-                             "kth-conservative"]
+                             "kth-conservative", "mira-command", "kth-easy-command"]
     else:
-        cases = list(BATCH_CASES)
+        cases = [*BATCH_CASES, *COMMAND_CASES]
     if args.cases:
         cases = [c.strip().lower() for c in args.cases.split(",") if c.strip()]
+    for c in cases:
+        if c not in BATCH_CASES and c not in COMMAND_CASES:
+            raise unknown_name("batch benchmark case", c, [*BATCH_CASES, *COMMAND_CASES])
     repeat = args.repeat or 1
     ticker = _Ticker(sys.stderr if tty else None)
     try:
-        bench = bench_batch(cases, accasim=not args.no_accasim, repeat=repeat, progress=ticker)
+        bench = bench_batch([c for c in cases if c in BATCH_CASES], accasim=not args.no_accasim, repeat=repeat,
+                            progress=ticker)
+        commands = []
+        for c in (c for c in cases if c in COMMAND_CASES):
+            ticker(f"{c} ...")
+            commands.append(command_case(c, repeat))
     finally:
         ticker.close()
     if args.json:
-        emit_json({"batch": bench.to_dict()})
+        emit_json({"batch": {**bench.to_dict(), "commands": [r.to_dict() for r in commands]}})
         return 0
     print(f"batch simulator, each case in a fresh process (best of {repeat}), {bench.cores} cores; "
           "CPU seconds")
@@ -315,6 +343,8 @@ def _bench_batch(args: argparse.Namespace, tty: bool) -> int:
                       f"{_num(r.sim_warm_cpu_s, '.2f', ' s')} / {r.count_warm_cpu_s:.2f} s = "
                       f"{_num(r.nodes_over_count, '.2f', 'x')} (target: within 1.5x)")
     a = bench.accasim
+    if commands:
+        _print_commands(commands, a.whole_cpu_s)
     print(f"\nAccaSim 1.1.3, EASYBackfilling + FirstFit, on KTH-SP2 failure-free: {a.status}")
     ratios = bench.ratios()
     if a.cpu_s is None:
@@ -491,8 +521,10 @@ def register(sub: Any) -> None:
         "  batch     the batch simulator, each case in a fresh process (CPU, wall, peak memory): a "
         "Mira-like month with failures (Baseline, node stealing SFSJ and H321, each also through the "
         "reference event loop; their CPU against Baseline's kernel), LANL-CM5 and KTH-SP2 failure-free "
-        "(EASY and conservative); AccaSim 1.1.3's EASY on KTH-SP2 when installed (pip install "
-        "'coschedule-hpc[accasim]'), its CPU against ours and its start times against our EASY's.\n"
+        "(EASY and conservative); the whole `coschedule batch ... -o jobs.csv` command (cases *-command: "
+        "validation and jobs.csv included) beside the simulation it runs, against its target; AccaSim "
+        "1.1.3's EASY on KTH-SP2 when installed (pip install 'coschedule-hpc[accasim]'), its CPU against "
+        "ours and its start times against our EASY's.\n"
         "  torus     the torus's partition finders on random occupancies (half the nodes, seed 0): free "
         "partitions of 8, 64 and 512 nodes on 16x16x16 by the fast finder, the Appendix as printed and the "
         "Appendix with an early stop (lists checked identical; ratios to the fast one in the same run), and of 8 "
@@ -530,8 +562,12 @@ def register(sub: Any) -> None:
                    help="kinp: exact co-scheduling methods; rlist: rigid heuristics per scenario (fast vs "
                    "reference, and a baseline binary); campaign: a whole campaign; batch: the batch "
                    "simulator (time, memory) and AccaSim side by side; torus: the partition finders")
-    p.add_argument("--cases", help="batch: comma-separated cases among mira, lanl-easy, lanl-conservative, "
-                   "kth-easy, kth-conservative (default all; --quick: mira and kth); torus: among free-8, free-64, "
+    p.add_argument("--cases", help="batch: comma-separated cases among mira, mira-sfsj, mira-h321, mira-nodes, "
+                   "mira-reference, mira-sfsj-reference, mira-h321-reference, lanl-easy, lanl-conservative, "
+                   "kth-easy, kth-conservative, kth-easy-reference, kth-conservative-reference and the whole "
+                   "commands mira-command, mira-sfsj-command, kth-easy-command, kth-conservative-command, "
+                   "lanl-easy-command, lanl-conservative-command (default all; --quick: the mira kernels, "
+                   "kth, mira-command and kth-easy-command); torus: among free-8, free-64, "
                    "free-512, free-8-10, free-64-10, mfp-bgl, mfp-bgl-10, mfp-bgl-1, mfp-16, mfp-8, mfp-16-appendix, "
                    "sim-nasa, sim-nasa-fcfs (default all but mfp-16-appendix; --quick: not mfp-16 nor the "
                    "simulations either); redistrib: among n1000, growth-n, growth-failures (default all; "

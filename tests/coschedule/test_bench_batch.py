@@ -149,3 +149,29 @@ def test_cli_prints_the_ratios_to_baseline(monkeypatch, capsys):
     out = capsys.readouterr().out
     line = next(x for x in out.splitlines() if x.strip().startswith("mira-sfsj") and "sim CPU" in x)
     assert "= not measured" in line  # no Baseline measured in that run: no ratio
+
+
+def test_the_whole_command_beside_its_simulation(monkeypatch, capsys):
+    """A whole-command case runs `coschedule batch ... -o jobs.csv` in a fresh process and times
+    its simulation inside it: the whole costs more than the simulation, the file is written, and
+    the target is judged on the measured numbers."""
+    from dataclasses import replace
+
+    from coschedule.bench import batch_command as bc
+
+    monkeypatch.setitem(bc.COMMAND_CASES, "toy-command", (
+        "batch/toy.json", "conservative", ["--failures", "batch/toy-failures.csv", "--downtime", "5"], ("cpu", 1e9)))
+    r = bc.command_case("toy-command")
+    assert r.command == ("coschedule batch batch/toy.json --policy conservative --failures batch/toy-failures.csv "
+                         "--downtime 5 -o jobs.csv")
+    assert 0 < r.sim_cpu_s < r.whole_cpu_s and r.whole_over_sim > 1 and r.jobs_csv_bytes > 0 and r.met
+    assert not replace(r, target=("ratio", 1.0)).met and not replace(r, target=("cpu", 0.0)).met
+    assert r.to_dict()["whole_over_sim"] == pytest.approx(r.whole_cpu_s / r.sim_cpu_s)
+    assert main(["bench", "batch", "--cases", "toy-command", "--no-accasim"]) == 0
+    line = next(x for x in capsys.readouterr().out.splitlines() if x.strip().startswith("toy-command"))
+    assert "whole/simulation" in line and line.endswith(": met")
+    assert main(["bench", "batch", "--cases", "toy-commnd", "--no-accasim"]) == 2
+    assert "toy-command" in capsys.readouterr().err  # the closest names
+    for name, (workload, policy, _, (kind, value)) in bc.COMMAND_CASES.items():
+        if name.startswith("mira"):
+            assert workload == "mira" and kind == "ratio" and value == 1.5
