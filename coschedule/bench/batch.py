@@ -47,7 +47,6 @@ from __future__ import annotations
 import json
 import os
 import resource
-import subprocess
 import sys
 import tempfile
 import time
@@ -58,7 +57,7 @@ from typing import Any
 
 import numpy as np
 
-from coschedule.bench.common import NOT_MEASURED
+from coschedule.bench.common import NOT_MEASURED, run_child
 from coschedule.sim.workload import Workload
 
 __all__ = [
@@ -310,19 +309,7 @@ def batch_child(argv: Sequence[str] | None = None) -> None:
     print(json.dumps(out))
 
 
-def _run_child(args: list[str], env: dict[str, str] | None = None) -> tuple[dict[str, Any], float, float]:
-    """Run ``python args...`` and parse its last stdout line as JSON; also the child's CPU
-    seconds (user + system, its own children included) and wall seconds."""
-    k0 = resource.getrusage(resource.RUSAGE_CHILDREN)
-    w0 = time.perf_counter()
-    proc = subprocess.run([sys.executable, *args], check=False, capture_output=True, text=True, env=env)
-    wall = time.perf_counter() - w0
-    k1 = resource.getrusage(resource.RUSAGE_CHILDREN)
-    if proc.returncode != 0:
-        tail = (proc.stderr.strip().splitlines() or ["no output"])[-1]
-        raise RuntimeError(f"benchmark child failed (exit {proc.returncode}): {tail}")
-    cpu = (k1.ru_utime - k0.ru_utime) + (k1.ru_stime - k0.ru_stime)
-    return json.loads(proc.stdout.strip().splitlines()[-1]), cpu, wall
+
 
 
 _CHILD = "import sys; from coschedule.bench.batch import batch_child; batch_child(sys.argv)"
@@ -334,7 +321,7 @@ def _case(name: str, spec: dict[str, Any], repeat: int) -> BatchRun:
     peak = 0.0
     count: float | None = None
     for _ in range(repeat):
-        out, c, w = _run_child(["-c", _CHILD, json.dumps(spec)])
+        out, c, w = run_child(["-c", _CHILD, json.dumps(spec)])
         cpu, wall, sim = min(cpu, c), min(wall, w), min(sim, out["sim_cpu_s"])
         if out.get("count_warm_cpu_s") is not None and out["sim_warm_cpu_s"] < warm:  # a pair from one run
             count = out["count_warm_cpu_s"]
@@ -395,7 +382,7 @@ def run_accasim(workload: Workload, folder: str | Path) -> tuple[dict[str, float
     config = folder / "system.json"
     config.write_text(json.dumps({"groups": {"g0": {"core": 1}}, "resources": {"g0": workload.n_nodes}}))
     results = folder / "results"
-    out, cpu, wall = _run_child(["-c", ACCASIM_CHILD, str(swf), str(config), str(results)])
+    out, cpu, wall = run_child(["-c", ACCASIM_CHILD, str(swf), str(config), str(results)])
     starts: dict[str, float] = {}
     for line in (results / "sched-workload.swf").read_text().splitlines():
         number, start = line.split(";")
@@ -459,7 +446,7 @@ def bench_batch(
     if progress:
         progress("warm-up (numba kernels) ...")
     for policy in ("easy", "conservative"):
-        _run_child(["-c", _CHILD, json.dumps({"trace": "tiny", "policy": policy})])
+        run_child(["-c", _CHILD, json.dumps({"trace": "tiny", "policy": policy})])
     runs = []
     for name in cases:
         if progress:

@@ -11,7 +11,11 @@ Cases (:data:`REDISTRIB_CASES`; ``--cases`` picks some):
 * ``growth-n``: the same at ``n`` = 125, 250, 500, 1000 with ``p = 10 n``: how a run's cost grows
   with ``n`` (EndGreedy + IteratedGreedy, the costliest);
 * ``growth-failures``: ``n = 1000``, ``p = 10,000`` at MTBF 100, 25, 10 and 5 years: how it grows
-  with the number of failures.
+  with the number of failures;
+* ``n1000-command``: the EndGreedy + IteratedGreedy run of ``n1000`` as a user types it,
+  ``coschedule redistrib PACK --at-end greedy --at-failure iterated`` in a fresh process
+  (:func:`coschedule.bench.common.measure_command`): the whole command's CPU beside that of the
+  ``run_pack`` it calls.
 
 Each run's CPU time is :func:`time.process_time` of :func:`~coschedule.heuristics.
 redistribution.run_pack` in this process (one thread; the failure trace drawn inside it), the
@@ -22,11 +26,14 @@ validate_pack.validate_pack_run`, not timed) before its row is made.
 
 from __future__ import annotations
 
+import contextlib
+import io
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
+from coschedule.bench.common import CommandRow, measure_command
 from coschedule.jit import HAVE_NUMBA
 from coschedule.redistribution.model import YEAR, MalleablePack, Resilience
 
@@ -44,6 +51,8 @@ Progress = Callable[[str], None] | None
 @dataclass(frozen=True)
 class PackRow:
     """One timed configuration."""
+
+    kind = "pack"  # (a class attribute, not a field: the CLI prints rows by kind)
 
     case: str
     n: int
@@ -123,17 +132,38 @@ def _growth_failures(repeat: int, progress: Progress) -> list[PackRow]:
     return rows
 
 
+def _n1000_command(repeat: int, progress: Progress) -> list[CommandRow]:
+    """``n1000``'s costliest run as a user types it: a pack written by ``coschedule redistrib
+    generate`` (not timed), then ``coschedule redistrib PACK --at-end greedy --at-failure
+    iterated`` in a fresh process, validation included, beside the ``run_pack`` it calls."""
+    import tempfile
+
+    from coschedule.cli import main
+
+    if progress:
+        progress("n1000-command ...")
+    with tempfile.TemporaryDirectory(prefix="coschedule-bench-redistrib-") as tmp:
+        pack = f"{tmp}/pack-n1000-p10000.json"
+        with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+            main(["redistrib", "generate", "--n", "1000", "--P", "10000", "--seed", "0", "-o", pack])
+        argv = ["redistrib", pack, "--at-end", "greedy", "--at-failure", "iterated", "--mtbf-years", "100",
+                "--seed", "0"]
+        return [measure_command("n1000-command", argv, "coschedule.heuristics.redistribution:run_pack",
+                                repeat=repeat)]
+
+
 #: case name -> ``(repeat, progress) -> rows``
-REDISTRIB_CASES: dict[str, Callable[[int, Progress], list[PackRow]]] = {
+REDISTRIB_CASES: dict[str, Callable[[int, Progress], list[PackRow] | list[CommandRow]]] = {
     "n1000": _n1000,
     "growth-n": _growth_n,
     "growth-failures": _growth_failures,
+    "n1000-command": _n1000_command,
 }
 DEFAULT_CASES = tuple(REDISTRIB_CASES)
 
 
 def bench_redistrib(cases: Sequence[str] = DEFAULT_CASES, *, repeat: int = 3,
-                    progress: Progress = None) -> list[PackRow]:
+                    progress: Progress = None) -> list[PackRow | CommandRow]:
     """The rows of ``cases`` (an unknown name: :class:`~coschedule.errors.UnknownName`)."""
     from coschedule.errors import unknown_name
 
@@ -143,7 +173,7 @@ def bench_redistrib(cases: Sequence[str] = DEFAULT_CASES, *, repeat: int = 3,
     # warm-up: compile the kernels or load them from numba's cache (not timed)
     time_run(20, 100, 1.0, "greedy", "iterated")
     time_run(20, 100, 1.0, "local", "saf")
-    rows: list[PackRow] = []
+    rows: list[PackRow | CommandRow] = []
     for c in cases:
         rows.extend(REDISTRIB_CASES[c](repeat, progress))
     return rows

@@ -33,7 +33,11 @@ boxes of the same size (ties): they agree when their sizes are equal.
   of :func:`~coschedule.heuristics.torus.run.run_torus` in this process (one thread, the partition table
   built afresh), against the issue's target of 30 s on one core; ``sim-nasa-fcfs`` the same
   with FCFS, for context. Each run is checked by the validator (not timed) before its row is
-  made.
+  made;
+* ``sim-nasa-command``: the same run as a user types it, ``coschedule torus simulate
+  NASA-iPSC-1993-3.1-cln --policy balancing --confidence 0.5 --failure-count 4000 --seed 0 -o
+  jobs.csv``, in a fresh process (:func:`coschedule.bench.common.measure_command`): the whole
+  command's CPU beside that of the ``run_torus`` it calls.
 
 A case is a function ``(repeat, progress) -> row``; the CLI prints rows by their ``kind``.
 """
@@ -49,7 +53,7 @@ from typing import Any
 
 import numpy as np
 
-from coschedule.bench.common import NOT_MEASURED
+from coschedule.bench.common import NOT_MEASURED, CommandRow, measure_command
 from coschedule.torus import (
     Dims,
     box_shapes,
@@ -291,8 +295,21 @@ def _sim_nasa_fcfs(repeat: int, progress: Progress) -> SimRow:
     return bench_simulation("sim-nasa-fcfs", "fcfs", repeat=1, progress=progress)
 
 
+def _sim_nasa_command(repeat: int, progress: Progress) -> CommandRow:
+    """``sim-nasa``'s run as a user types it: ``coschedule torus simulate`` on the NASA log,
+    validation and ``jobs.csv`` included, beside the simulation it calls."""
+    import tempfile
+
+    if progress:
+        progress("sim-nasa-command ...")
+    with tempfile.TemporaryDirectory(prefix="coschedule-bench-torus-") as tmp:
+        argv = ["torus", "simulate", "NASA-iPSC-1993-3.1-cln", "--policy", "balancing", "--confidence", "0.5",
+                "--failure-count", "4000", "--seed", str(SEED), "-o", f"{tmp}/jobs.csv"]
+        return measure_command("sim-nasa-command", argv, "coschedule.heuristics.torus.run:run_torus", repeat=1)
+
+
 #: case name -> ``(repeat, progress) -> row``, in the order they run
-TORUS_CASES: dict[str, Callable[[int, Progress], FinderRow | SimRow]] = {
+TORUS_CASES: dict[str, Callable[[int, Progress], FinderRow | SimRow | CommandRow]] = {
     "free-8": _free_case(8),
     "free-64": _free_case(64),
     "free-512": _free_case(512),
@@ -306,13 +323,14 @@ TORUS_CASES: dict[str, Callable[[int, Progress], FinderRow | SimRow]] = {
     "mfp-16-appendix": _mfp_16_appendix,
     "sim-nasa": _sim_nasa,
     "sim-nasa-fcfs": _sim_nasa_fcfs,
+    "sim-nasa-command": _sim_nasa_command,
 }
 #: the cases run when none is named (``mfp-16-appendix`` takes about a quarter of an hour)
 DEFAULT_CASES = tuple(c for c in TORUS_CASES if c != "mfp-16-appendix")
 
 
 def bench_torus(cases: Sequence[str] = DEFAULT_CASES, *, repeat: int = 5,
-                progress: Progress = None) -> list[FinderRow | SimRow]:
+                progress: Progress = None) -> list[FinderRow | SimRow | CommandRow]:
     """Run ``cases`` (names of :data:`TORUS_CASES`) in order."""
     if repeat < 1:
         raise ValueError(f"repeat must be >= 1, got {repeat}")

@@ -271,16 +271,24 @@ def _print_commands(commands: list, accasim_whole: float | None) -> None:
     print("\nthe whole command (coschedule batch ... -o jobs.csv: read, simulate, validate, summarize, write), "
           "each in a fresh process; its own simulation timed inside it")
     for r in commands:
+        _print_command(r, accasim_whole)
+
+
+def _print_command(r: Any, accasim_whole: float | None = None) -> None:
+    """One whole-command row (``coschedule.bench.common.CommandRow``) and its command line."""
+    if r.target is None:
+        target = "none set"
+    else:
         kind, value = r.target
-        target = f"whole <= {value:g}x the simulation" if kind == "ratio" else f"whole <= {value:g} s CPU"
-        acc = ""
-        if r.case.startswith("kth-") and accasim_whole is not None:
-            acc = f"; AccaSim's whole process / this one: {accasim_whole / r.whole_cpu_s:.1f}x (target >= 15x)"
-        ratio = "-" if r.whole_over_sim is None else f"{r.whole_over_sim:.2f}x"
-        print(f"  {r.case:<25} whole CPU {r.whole_cpu_s:6.2f} s, wall {r.whole_wall_s:6.2f} s, simulation "
-              f"{r.sim_cpu_s:6.2f} s, whole/simulation {ratio}, peak {r.peak_rss_mb:5.0f} MB; target: {target}: "
-              f"{'met' if r.met else 'NOT met'}{acc}")
-        print(f"    $ {r.command}")
+        target = (f"whole <= {value:g}x the simulation" if kind == "ratio" else f"whole <= {value:g} s CPU") + (
+            ": met" if r.met else ": NOT met")
+    acc = ""
+    if r.case.startswith("kth-") and accasim_whole is not None:
+        acc = f"; AccaSim's whole process / this one: {accasim_whole / r.whole_cpu_s:.1f}x (target >= 15x)"
+    ratio = "-" if r.whole_over_sim is None else f"{r.whole_over_sim:.2f}x"
+    print(f"  {r.case:<25} whole CPU {r.whole_cpu_s:6.2f} s, wall {r.whole_wall_s:6.2f} s, simulation "
+          f"{r.sim_cpu_s:6.2f} s, whole/simulation {ratio}, peak {r.peak_rss_mb:5.0f} MB; target: {target}{acc}")
+    print(f"    $ {r.command}")
 
 
 def _bench_batch(args: argparse.Namespace, tty: bool) -> int:
@@ -426,8 +434,16 @@ def _torus_sim_rows(rows: list[Any]) -> None:
               f"{_num(r.ratio(), '.2f', 'x'):>9}  {'yes' if r.agree else 'NO'}")
 
 
+def _command_rows(rows: list[Any]) -> None:
+    print("the whole command, in a fresh process (its validation and what it writes included), beside the "
+          "simulation it calls:")
+    for r in rows:
+        _print_command(r)
+
+
 #: how each kind of torus benchmark row is printed, in this order
-_TORUS_PRINTERS = {"free": _torus_free_rows, "mfp": _torus_mfp_rows, "sim": _torus_sim_rows}
+_TORUS_PRINTERS = {"free": _torus_free_rows, "mfp": _torus_mfp_rows, "sim": _torus_sim_rows,
+                   "command": _command_rows}
 
 
 def _bench_torus(args: argparse.Namespace, tty: bool) -> int:
@@ -446,11 +462,11 @@ def _bench_torus(args: argparse.Namespace, tty: bool) -> int:
         rows = bench_torus(cases, repeat=repeat, progress=ticker)
     finally:
         ticker.close()
-    differ = [r.case for r in rows if not r.agree]
+    differ = [r.case for r in rows if not getattr(r, "agree", True)]
     if args.json:
         emit_json({"torus": {"repeat": repeat, "rows": [r.to_dict() for r in rows]}})
     else:
-        if any(r.kind != "sim" for r in rows):
+        if any(r.kind not in ("sim", "command") for r in rows):
             print(f"torus partition finders on random occupancies (busy: the nodes occupied, seed {SEED}); wall "
                   f"seconds, one thread; fast: least of {repeat} runs, the others once; ratio = time / fast's, "
                   "in this run")
@@ -481,10 +497,15 @@ def _bench_redistrib(args: argparse.Namespace, tty: bool) -> int:
     if args.json:
         emit_json({"redistrib": {"repeat": repeat, "target_s": TARGET, "rows": [r.to_dict() for r in rows]}})
         return 0
-    print(f"pack simulations of eq. (1.13) applications (seed 0), CPU seconds of one run in this process, one "
-          f"thread, least of {repeat}; every run validated; backend {rows[0].backend if rows else '-'}")
+    commands = [r for r in rows if r.kind == "command"]
+    if len(commands) < len(rows):
+        print(f"pack simulations of eq. (1.13) applications (seed 0), CPU seconds of one run in this process, one "
+              f"thread, least of {repeat}; every run validated; backend "
+              f"{next(r.backend for r in rows if r.kind != 'command')}")
     last = ""
     for r in rows:
+        if r.kind == "command":
+            continue
         if r.case != last:
             last = r.case
             head = {"n1000": f"n = 1000, p = 10,000, MTBF 100 years; target {TARGET:g} s per run",
@@ -498,6 +519,9 @@ def _bench_redistrib(args: argparse.Namespace, tty: bool) -> int:
         print(f"{r.n:>5} {r.p:>6} {r.mtbf_years:>6g} {heur:<26} {r.cpu:7.3f} {ratio} "
               f"{str(r.failures_hit) + '/' + str(r.failures):>9} {r.redistributions:>9} {r.per_event_ms:8.3f} "
               f"{r.makespan_days:10.1f}")
+    if commands:
+        print("\n" if len(commands) < len(rows) else "", end="")
+        _command_rows(commands)
     return 0
 
 
@@ -569,8 +593,8 @@ def register(sub: Any) -> None:
                    "lanl-easy-command, lanl-conservative-command (default all; --quick: the mira kernels, "
                    "kth, mira-command and kth-easy-command); torus: among free-8, free-64, "
                    "free-512, free-8-10, free-64-10, mfp-bgl, mfp-bgl-10, mfp-bgl-1, mfp-16, mfp-8, mfp-16-appendix, "
-                   "sim-nasa, sim-nasa-fcfs (default all but mfp-16-appendix; --quick: not mfp-16 nor the "
-                   "simulations either); redistrib: among n1000, growth-n, growth-failures (default all; "
+                   "sim-nasa, sim-nasa-fcfs, sim-nasa-command (default all but mfp-16-appendix; --quick: not mfp-16 nor the "
+                   "simulations either); redistrib: among n1000, growth-n, growth-failures, n1000-command (default all; "
                    "--quick: n1000)")
     p.add_argument("--repeat", type=positive_int, default=None,
                    help="batch: runs per case, each in a fresh process; the least CPU is kept (default 1); "

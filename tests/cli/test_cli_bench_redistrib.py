@@ -30,3 +30,25 @@ def test_bench_redistrib_text_and_errors(capsys):
     assert hits[0] < hits[-1]
     err = cli_fails(capsys, "bench", "redistrib", "--cases", "n100")
     assert "unknown bench redistrib case 'n100'" in err and "n1000" in err
+
+
+def test_bench_redistrib_whole_command(capsys, monkeypatch):
+    """The whole-command case: `coschedule redistrib PACK ...` in a fresh process beside the
+    run_pack it calls (a bundled pack of 20 applications here, for speed)."""
+    from coschedule.bench import redistrib as br
+    from coschedule.bench.common import measure_command
+
+    def small(repeat, progress):
+        return [measure_command("n20-command", ["redistrib", "synthetic-n20-p100", "--at-end", "greedy",
+                                                "--at-failure", "iterated"],
+                                "coschedule.heuristics.redistribution:run_pack")]
+
+    monkeypatch.setitem(br.REDISTRIB_CASES, "n20-command", small)
+    assert "n1000-command" in br.DEFAULT_CASES
+    code, out, _ = cli_run(capsys, "bench", "redistrib", "--cases", "n20-command")
+    assert code == 0 and "pack simulations" not in out  # no pack row: no pack header
+    line = next(x for x in out.splitlines() if x.strip().startswith("n20-command"))
+    assert "whole/simulation" in line and "simulation" in line
+    code, out, _ = cli_run(capsys, "bench", "redistrib", "--cases", "n20-command", "--json")
+    (row,) = json.loads(out)["redistrib"]["rows"]
+    assert row["kind"] == "command" and 0 < row["sim_cpu_s"] < row["whole_cpu_s"]

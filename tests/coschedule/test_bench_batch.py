@@ -164,8 +164,9 @@ def test_the_whole_command_beside_its_simulation(monkeypatch, capsys):
     r = bc.command_case("toy-command")
     assert r.command == ("coschedule batch batch/toy.json --policy conservative --failures batch/toy-failures.csv "
                          "--downtime 5 -o jobs.csv")
-    assert 0 < r.sim_cpu_s < r.whole_cpu_s and r.whole_over_sim > 1 and r.jobs_csv_bytes > 0 and r.met
+    assert 0 < r.sim_cpu_s < r.whole_cpu_s and r.whole_over_sim > 1 and r.met and r.kind == "command"
     assert not replace(r, target=("ratio", 1.0)).met and not replace(r, target=("cpu", 0.0)).met
+    assert replace(r, target=None).met is None
     assert r.to_dict()["whole_over_sim"] == pytest.approx(r.whole_cpu_s / r.sim_cpu_s)
     assert main(["bench", "batch", "--cases", "toy-command", "--no-accasim"]) == 0
     line = next(x for x in capsys.readouterr().out.splitlines() if x.strip().startswith("toy-command"))

@@ -152,3 +152,25 @@ def test_simulation_row_on_a_small_log(capsys, monkeypatch):
     out = capsys.readouterr().out
     assert "one whole simulation" in out and "sim-small" in out and "/ target" in out
     assert "partition finders" not in out
+
+
+def test_the_whole_command_row(monkeypatch, capsys):
+    """A torus whole-command case: `coschedule torus simulate` in a fresh process beside the
+    run_torus it calls (the toy workload on 2x2x2 here, for speed), printed in its own section."""
+    from coschedule.bench.common import measure_command
+
+    def toy(repeat, progress):
+        return measure_command("sim-toy-command", ["torus", "simulate", "batch/toy.json", "--policy", "fcfs",
+                                                   "--shape", "2x2x2"], "coschedule.heuristics.torus.run:run_torus")
+
+    monkeypatch.setitem(bt.TORUS_CASES, "sim-toy-command", toy)
+    assert "sim-nasa-command" in bt.DEFAULT_CASES
+    assert main(["bench", "torus", "--cases", "sim-toy-command"]) == 0
+    out = capsys.readouterr().out
+    assert "partition finders" not in out and "the whole command, in a fresh process" in out
+    line = next(x for x in out.splitlines() if x.strip().startswith("sim-toy-command"))
+    assert "whole/simulation" in line and "target: none set" in line
+    assert "$ coschedule torus simulate batch/toy.json --policy fcfs --shape 2x2x2" in out
+    assert main(["bench", "torus", "--cases", "sim-toy-command", "--json"]) == 0
+    (row,) = json.loads(capsys.readouterr().out)["torus"]["rows"]
+    assert row["kind"] == "command" and 0 < row["sim_cpu_s"] < row["whole_cpu_s"] and row["met"] is None
