@@ -13,7 +13,8 @@ Cases (:data:`REDISTRIB_CASES`; ``--cases`` picks some):
 * ``growth-failures``: ``n = 1000``, ``p = 10,000`` at MTBF 100, 25, 10 and 5 years: how it grows
   with the number of failures;
 * ``n1000-command``: the EndGreedy + IteratedGreedy run of ``n1000`` as a user types it,
-  ``coschedule redistrib PACK --at-end greedy --at-failure iterated`` in a fresh process
+  ``coschedule redistrib PACK --at-end greedy --at-failure iterated`` in a fresh process, the pack
+  the one ``coschedule redistrib generate --n 1000 --P 10000 --seed 0`` writes
   (:func:`coschedule.bench.common.measure_command`): the whole command's CPU beside that of the
   ``run_pack`` it calls.
 
@@ -26,8 +27,6 @@ validate_pack.validate_pack_run`, not timed) before its row is made.
 
 from __future__ import annotations
 
-import contextlib
-import io
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
@@ -133,19 +132,19 @@ def _growth_failures(repeat: int, progress: Progress) -> list[PackRow]:
 
 
 def _n1000_command(repeat: int, progress: Progress) -> list[CommandRow]:
-    """``n1000``'s costliest run as a user types it: a pack written by ``coschedule redistrib
-    generate`` (not timed), then ``coschedule redistrib PACK --at-end greedy --at-failure
+    """``n1000``'s costliest run as a user types it: the pack ``coschedule redistrib generate``
+    writes (not timed), then ``coschedule redistrib PACK --at-end greedy --at-failure
     iterated`` in a fresh process, validation included, beside the ``run_pack`` it calls."""
     import tempfile
 
-    from coschedule.cli import main
+    from coschedule.io.files import save_json
+    from coschedule.redistribution.io import pack_to_dict
 
     if progress:
         progress("n1000-command ...")
     with tempfile.TemporaryDirectory(prefix="coschedule-bench-redistrib-") as tmp:
         pack = f"{tmp}/pack-n1000-p10000.json"
-        with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
-            main(["redistrib", "generate", "--n", "1000", "--P", "10000", "--seed", "0", "-o", pack])
+        save_json(pack_to_dict(MalleablePack.synthetic(1000, 10000, seed=0)), pack)  # what `generate` writes
         argv = ["redistrib", pack, "--at-end", "greedy", "--at-failure", "iterated", "--mtbf-years", "100",
                 "--seed", "0"]
         return [measure_command("n1000-command", argv, "coschedule.heuristics.redistribution:run_pack",
