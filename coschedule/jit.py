@@ -1,6 +1,6 @@
 """numba for every compiled kernel of the toolkit (the simulation core's availability profile, the
-rigid heuristics' kernels): where its on-disk cache goes, ``njit`` (a stand-in without numba),
-and the one line said when the kernels compile.
+rigid heuristics' kernels): where its on-disk cache goes, ``njit`` (numba's, compiling each kernel
+once per argument types; a stand-in without numba), and the one line said when the kernels compile.
 
 Cache directory
 ---------------
@@ -24,9 +24,18 @@ file changes.
 Compiling
 ---------
 The first call of a kernel in a process compiles it, or loads it from the cache (about 0.4 s for
-all of them). A compile takes seconds (all kernels: about 8 s of CPU on the 2-core reference
-machine; see ``docs/rigid.md``), so :func:`compile_notice` says so, once per process, on
-stderr -- only when stderr is a terminal: the library prints nothing to a pipe or a file.
+all of them). A compile takes seconds (the rigid kernels: about 8 s of CPU on the 2-core reference
+machine, ``docs/rigid.md``; the batch kernel of one policy family: 10-15 s, docs/benchmarks.md,
+"The first run"), so :func:`compile_notice` says so, once per process, on stderr -- when stderr is
+a terminal, or when the caller forces it (the command line does: one line, terminal or not); the
+library alone prints nothing to a pipe or a file.
+
+numba compiles a kernel called by another one for the *literal* types of constant arguments: a
+helper called as ``f(x, 1)`` in one place and ``f(x, k)`` in another is compiled twice, once for
+``Literal[int](1)`` and once for ``int64``, and the batch kernel's helpers were compiled two to five
+times each. :func:`njit` types such a call with the arguments' plain types (``int64``), which is
+what the code computes with anyway: each helper compiles once (the batch kernel's first compile:
+61 s of CPU down to 41 s, before the per-family kernels of :mod:`coschedule.heuristics.batch.kernel`).
 """
 
 from __future__ import annotations
@@ -68,9 +77,10 @@ CACHE_DIR: str = _set_cache_dir()
 _NUMBA_WAS_IMPORTED = "numba" in sys.modules
 
 try:  # optional: without numba, makespans() falls back to the reference implementation
-    from numba import njit
+    import numba as _numba
     from numba.core import config as _config
     from numba.core import event as _event
+    from numba.core import types as _types
 
     HAVE_NUMBA = True
 except ImportError:  # pragma: no cover - depends on the environment
@@ -81,6 +91,28 @@ except ImportError:  # pragma: no cover - depends on the environment
         if args and callable(args[0]):
             return args[0]
         return lambda fn: fn
+
+if HAVE_NUMBA:
+
+    def njit(*args: Any, **kwargs: Any) -> Any:  # type: ignore[no-redef]
+        """``numba.njit``, except that a call from another compiled function is typed with the
+        arguments' plain types, not the literal types of constants (module docstring): one
+        compile per function and plain argument types. Python calls are typed as before."""
+
+        def decorate(fn: Any) -> Any:
+            dispatcher = _numba.njit(**kwargs)(fn)
+            typed = dispatcher.get_call_template  # numba's: compiles for the types it is given
+
+            def get_call_template(args: tuple[Any, ...], kws: dict[str, Any]) -> Any:
+                return typed(tuple(_types.unliteral(a) for a in args),
+                             {k: _types.unliteral(v) for k, v in kws.items()})
+
+            dispatcher.get_call_template = get_call_template
+            return dispatcher
+
+        if args and callable(args[0]):
+            return decorate(args[0])
+        return decorate
 
 if HAVE_NUMBA and _NUMBA_WAS_IMPORTED and CACHE_DIR and _config.CACHE_DIR != CACHE_DIR:
     _config.reload_config()  # numba read its environment before ours was set
@@ -145,8 +177,8 @@ if HAVE_NUMBA:
 def compile_notice(stream: TextIO | None = None, *, force: bool = False) -> Iterator[None]:
     """Around a kernel call: if a kernel of this package compiles inside the block, say so once
     per process on ``stream`` (default ``sys.stderr``), provided it is a terminal (``force``:
-    whatever it is). Nothing happens without numba, after the first notice, or when the kernels
-    load from the cache."""
+    whatever it is; the command line forces it). Nothing happens without numba, after the first
+    notice, or when the kernels load from the cache (numba then compiles nothing)."""
     out = sys.stderr if stream is None else stream
     if not HAVE_NUMBA or _announced or not (force or _is_terminal(out)):
         yield

@@ -118,7 +118,8 @@ def _grow(a: np.ndarray, need: int) -> np.ndarray:
     if need <= a.shape[0]:
         return a
     b = np.empty(max(need, 2 * a.shape[0]), dtype=a.dtype)
-    b[: a.shape[0]] = a
+    for i in range(a.shape[0]):  # (a loop: a slice assignment compiles numba's shape-error message, 2 s)
+        b[i] = a[i]
     return b
 
 
