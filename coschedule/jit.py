@@ -47,7 +47,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, TextIO
 
-__all__ = ["CACHE_DIR", "HAVE_NUMBA", "compile_notice", "default_cache_dir", "njit"]
+__all__ = ["CACHE_DIR", "HAVE_NUMBA", "compile_notice", "compiled", "default_cache_dir", "njit"]
 
 
 def default_cache_dir(environ: Mapping[str, str] = os.environ) -> Path:
@@ -172,6 +172,25 @@ if HAVE_NUMBA:
         def on_end(self, event: Any) -> None:
             pass
 
+    class _Recorder(_event.Listener):
+        """Appends ``module.name`` of each outermost kernel of this package that compiles (its
+        callees compile inside it)."""
+
+        def __init__(self, names: list[str]) -> None:
+            self.names = names
+            self.depth = 0
+
+        def on_start(self, event: Any) -> None:
+            if self.depth == 0:
+                fn = getattr(event.data.get("dispatcher"), "py_func", None)
+                module = getattr(fn, "__module__", "") or ""
+                if module == _KERNELS_PACKAGE or module.startswith(_KERNELS_PACKAGE + "."):
+                    self.names.append(f"{module}.{fn.__name__}")
+            self.depth += 1
+
+        def on_end(self, event: Any) -> None:
+            self.depth -= 1
+
 
 @contextmanager
 def compile_notice(stream: TextIO | None = None, *, force: bool = False) -> Iterator[None]:
@@ -185,3 +204,15 @@ def compile_notice(stream: TextIO | None = None, *, force: bool = False) -> Iter
         return
     with _event.install_listener("numba:compile", _Notice(out)):
         yield
+
+
+@contextmanager
+def compiled() -> Iterator[list[str]]:
+    """The kernels of this package that numba compiles inside the block (``module.name``, the
+    outermost ones), in order; empty when they load from the cache, and without numba."""
+    names: list[str] = []
+    if not HAVE_NUMBA:
+        yield names
+        return
+    with _event.install_listener("numba:compile", _Recorder(names)):
+        yield names

@@ -7,7 +7,13 @@ and edits no other.
 
 Each subcommand parses its arguments, calls one library function, validates what it got and
 prints it (text, or JSON with ``--json``). Bad input is reported on one line naming the problem
-and where, with exit status 2 and no traceback; a solution that fails verification exits 1.
+and where, with exit status 2 and no traceback; a solution that fails verification exits 1. A
+command that runs compiled kernels says on stderr, in one line, when numba compiles them (the
+first run after an install; ``coschedule warmup`` compiles them all at once).
+
+Building the parser imports no part of the library that needs numpy (each command imports what
+it uses when it runs), so that ``coschedule --help`` and every ``CMD --help`` take 0.1 s
+(docs/benchmarks.md, "Start-up"; a test checks it).
 """
 
 from __future__ import annotations
@@ -21,7 +27,7 @@ from types import ModuleType
 
 from .. import __version__
 from ..errors import CoscheduleError
-from .common import EXIT_USAGE, Formatter, OneLineErrorParser
+from .common import EXIT_USAGE, Formatter, OneLineErrorParser, compile_notice
 
 __all__ = ["FAMILIES", "build_parser", "main"]
 
@@ -75,7 +81,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
-        return int(args.func(args))
+        with compile_notice(args):  # the first run of a kernel says that it compiles, and where it goes
+            return int(args.func(args))
     except CoscheduleError as e:
         print(f"coschedule {args.command}: error: {e}", file=sys.stderr)
         return EXIT_USAGE

@@ -401,4 +401,4 @@ def register(sub: Any) -> None:
                    help="draw the run (nodes x time) to FILE: the suffix picks the format (.png, .svg, .pdf); "
                    "needs matplotlib")
     g.add_argument("--json", action="store_true", help="machine-readable output")
-    p.set_defaults(func=cmd_batch)
+    p.set_defaults(func=cmd_batch, kernels=True)

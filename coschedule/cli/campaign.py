@@ -137,7 +137,7 @@ def register(sub: Any) -> None:
     g.add_argument("--quiet", action="store_true", help="no progress (bar or log lines)")
     g.add_argument("--log-interval", type=positive_float, default=60.0, metavar="S",
                    help="when stderr is not a terminal: a progress line every S seconds (default 60)")
-    p.set_defaults(func=cmd_simulate)
+    p.set_defaults(func=cmd_simulate, kernels=True)
 
     p = sub.add_parser(
         "report", formatter_class=Formatter,

@@ -10,7 +10,8 @@ import argparse
 import json
 import math
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
@@ -28,6 +29,7 @@ __all__ = [
     "OneLineErrorParser",
     "emit_json",
     "input_path",
+    "compile_notice",
     "is_batsim",
     "load_instance_arg",
     "load_workload_arg",
@@ -141,6 +143,22 @@ def write_figure(fig: Any, path: str | Path) -> list[Path]:
     for out in outs:
         print(f"wrote figure: {out}", file=sys.stderr)
     return outs
+
+
+@contextmanager
+def compile_notice(args: argparse.Namespace) -> Iterator[None]:
+    """Around a command: one that runs compiled kernels (``kernels=True`` among its parser's
+    defaults) says on stderr, in one line, terminal or not, that numba compiles them and where
+    they are cached, when it does (the first run of a policy family after an install or an
+    upgrade; :func:`coschedule.jit.compile_notice`); nothing when they load from the cache. The
+    other commands import no numba for it."""
+    if not getattr(args, "kernels", False):
+        yield
+        return
+    from coschedule.jit import compile_notice as notice
+
+    with notice(force=True):
+        yield
 
 
 def emit_json(data: Any) -> None:

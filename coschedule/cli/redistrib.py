@@ -361,4 +361,4 @@ def register(sub: Any) -> None:
                    help="draw the run: a Gantt chart by application (a processor-count map for large packs); the "
                    "suffix picks the format; needs matplotlib")
     g.add_argument("--json", action="store_true", help="machine-readable output")
-    p.set_defaults(func=cmd_redistrib)
+    p.set_defaults(func=cmd_redistrib, kernels=True)

@@ -191,3 +191,42 @@ def test_notice_without_the_ellipsis_when_the_stream_cannot_encode_it():
     jit._say(out, "compiling\u2026")
     out.seek(0)
     assert out.read() == "compiling...\n"
+
+
+# ---------------------------------------------------------------- one compile per helper
+
+
+@needs_numba
+def test_a_helper_called_with_a_constant_and_a_variable_compiles_once():
+    """numba alone compiles ``helper`` twice here (for ``Literal[int](1)`` and for ``int64``)."""
+
+    @jit.njit
+    def helper(x, k):
+        return x + k
+
+    @jit.njit
+    def caller(x, k):
+        return helper(x, 1) + helper(x, k) + helper(x, 2)
+
+    assert caller(10, 5) == 11 + 15 + 12
+    assert [str(t) for t in helper.signatures] == ["(int64, int64)"]
+
+
+@needs_numba
+def test_compiled_names_the_outermost_kernels_that_compile(monkeypatch):
+    monkeypatch.setattr(jit, "_KERNELS_PACKAGE", __name__)  # this module's kernels count as ours
+
+    @jit.njit
+    def inner(x):
+        return x * 2
+
+    @jit.njit
+    def outer(x):
+        return inner(x) + 1
+
+    with jit.compiled() as names:
+        assert outer(3) == 7
+    assert names == [f"{__name__}.outer"]
+    with jit.compiled() as names:
+        assert outer(4) == 9  # compiled already: nothing
+    assert names == []
