@@ -27,12 +27,16 @@ import numpy as np
 from coschedule.jit import njit
 
 from ..errors import FormatError
+from .intervals import NodeSet, format_intervals
 
 __all__ = ["format_nodes", "intervals", "nodes_of", "parse_nodes"]
 
 
 def format_nodes(nodes: Iterable[int]) -> str:
-    """The interval string of a set of node indices (duplicates ignored; order irrelevant)."""
+    """The interval string of a set of node indices (duplicates ignored; order irrelevant); of a
+    :class:`~coschedule.sim.intervals.NodeSet`, straight from its intervals."""
+    if isinstance(nodes, NodeSet):
+        return format_intervals(nodes.intervals)
     values = sorted({int(x) for x in nodes})
     if values and values[0] < 0:
         raise ValueError(f"node indices must be >= 0, got {values[0]}")

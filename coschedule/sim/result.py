@@ -2,16 +2,23 @@
 (:class:`Attempt`), every applied failure (:class:`FailureRecord`), node stealing's steals and holds,
 and the whole run (:class:`SimulationResult`), for the validator (:mod:`.validate`), the metrics
 (:mod:`.metrics`) and ``jobs.csv``.
+
+A record's ``nodes`` is a tuple of node ids, or a :class:`~coschedule.sim.intervals.NodeSet`
+that reads as one and keeps them as a handful of ranges (the compiled batch kernel's records).
+:class:`AttemptTable` holds a run's attempts as columns, with their node sets as interval arrays:
+what the validator sweeps over.
 """
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
 from .checkpointing import Checkpointing
+from .intervals import NodeSet, runs_to_intervals
 from .workload import Workload
 
 __all__ = [
@@ -20,8 +27,10 @@ __all__ = [
     "FAILED",
     "INTERRUPTED",
     "MIGRATED",
+    "OUTCOMES",
     "REACTIONS",
     "Attempt",
+    "AttemptTable",
     "FailureRecord",
     "HoldRecord",
     "LazyAttempts",
@@ -32,6 +41,8 @@ __all__ = [
 #: outcomes of an attempt (:attr:`Attempt.outcome`)
 COMPLETED, FAILED, INTERRUPTED, CHECKPOINTED = "completed", "failed", "interrupted", "checkpointed"
 MIGRATED = "migrated"
+#: every outcome, in the order of :attr:`AttemptTable.outcome`'s codes
+OUTCOMES = (COMPLETED, FAILED, INTERRUPTED, CHECKPOINTED, MIGRATED)
 #: how the policy reacted to a failure (:attr:`FailureRecord.reaction`)
 REACTIONS = ("idle", "spare", "steal", "wait", "held")
 
@@ -47,13 +58,15 @@ class Attempt:
     ``"checkpointed"`` (it took a proactive checkpoint and goes on at once, on the same nodes,
     in the next attempt, without recovery: a node steal that was cancelled) or ``"migrated"``
     (a policy moved it to other nodes: it saved where its work stopped and goes on at once, in
-    the next attempt, whose recovery is the run's migration cost; the torus scheduler)."""
+    the next attempt, whose recovery is the run's migration cost; the torus scheduler).
+    ``nodes``: a tuple of node ids, or a :class:`~coschedule.sim.intervals.NodeSet` that reads
+    as that tuple."""
 
     job: int
     index: int
     start: float
     end: float
-    nodes: tuple[int, ...]
+    nodes: Sequence[int]
     recovery: float
     saved_before: float
     saved_after: float
@@ -91,7 +104,7 @@ class StealRecord:
     time: float
     failed: int
     victim: int
-    nodes: tuple[int, ...]
+    nodes: Sequence[int]
     timing: int
     cancelled: str = ""
 
@@ -105,7 +118,7 @@ class HoldRecord:
     job: int
     start: float
     end: float
-    nodes: tuple[int, ...]
+    nodes: Sequence[int]
 
 
 class LazyAttempts(Sequence[Attempt]):
@@ -113,14 +126,57 @@ class LazyAttempts(Sequence[Attempt]):
     :mod:`coschedule.heuristics.batch.kernel`) returns its attempts as arrays, and the
     objects cost more to build than the run itself; who reads them pays for them. It behaves as
     the tuple: length, indexing, iteration, equality with a tuple or another sequence of
-    attempts."""
+    attempts. ``table``: the same attempts as columns (:meth:`from_columns`), which
+    :meth:`AttemptTable.of` returns without building the objects."""
 
-    __slots__ = ("_count", "_make", "_tuple")
+    __slots__ = ("_count", "_make", "_tuple", "table")
 
-    def __init__(self, make: Callable[[], tuple[Attempt, ...]], count: int) -> None:
+    def __init__(self, make: Callable[[], tuple[Attempt, ...]], count: int,
+                 table: AttemptTable | None = None) -> None:
         self._make: Callable[[], tuple[Attempt, ...]] | None = make
         self._count = int(count)
         self._tuple: tuple[Attempt, ...] | None = None
+        self.table = table
+
+    @classmethod
+    def from_columns(cls, job: np.ndarray, index: np.ndarray, outcome: np.ndarray, start: np.ndarray,
+                     end: np.ndarray, recovery: np.ndarray, saved_before: np.ndarray, saved_after: np.ndarray,
+                     proactive: np.ndarray, node_off: np.ndarray, node_ids: np.ndarray) -> LazyAttempts:
+        """The attempts of a compiled run: one per column entry (``outcome`` a code of
+        :data:`OUTCOMES`), attempt ``k`` on the distinct node ids ``node_ids[node_off[k]:node_off[k +
+        1]]``; ordered by start, job and index, as :class:`~coschedule.sim.engine.Simulation`
+        orders its own. Each one's nodes become a :class:`~coschedule.sim.intervals.NodeSet`
+        (:func:`~coschedule.sim.intervals.runs_to_intervals`, vectorised), shared by the table
+        and the objects."""
+        order = np.lexsort((index, job, start))
+        iv_off, iv, unsorted = runs_to_intervals(node_off, node_ids)
+        kept = {int(k): np.asarray(node_ids[node_off[k]: node_off[k + 1]], dtype=np.int64) for k in unsorted}
+        sizes = np.diff(np.asarray(node_off, dtype=np.int64))[order]
+        lo, hi = iv_off[:-1][order], iv_off[1:][order]
+        new_off = np.zeros(order.shape[0] + 1, dtype=np.int64)
+        np.cumsum(hi - lo, out=new_off[1:])
+        iv = iv[np.repeat(lo - new_off[:-1], hi - lo) + np.arange(int(new_off[-1]))] if iv.size else iv
+        f = np.float64
+        table = AttemptTable(
+            np.asarray(job, dtype=np.int64)[order], np.asarray(index, dtype=np.int64)[order],
+            np.asarray(outcome, dtype=np.int64)[order], np.asarray(start, dtype=f)[order],
+            np.asarray(end, dtype=f)[order], np.asarray(recovery, dtype=f)[order],
+            np.asarray(saved_before, dtype=f)[order], np.asarray(saved_after, dtype=f)[order],
+            np.asarray(proactive, dtype=f)[order], new_off, iv, sizes, np.ones(order.shape[0], dtype=bool))
+        iv.flags.writeable = False  # and so every attempt's view of it
+        origin = order.tolist()
+
+        def make() -> tuple[Attempt, ...]:
+            t, bounds, trusted = table, new_off.tolist(), NodeSet._trusted
+            return tuple(
+                Attempt(j, k, s, e, trusted(iv[bounds[x]: bounds[x + 1]], kept.get(origin[x]), n), r, sb, sa,
+                        OUTCOMES[o], p)
+                for x, (j, k, o, s, e, r, sb, sa, p, n) in enumerate(zip(
+                    t.job.tolist(), t.index.tolist(), t.outcome.tolist(), t.start.tolist(), t.end.tolist(),
+                    t.recovery.tolist(), t.saved_before.tolist(), t.saved_after.tolist(), t.proactive.tolist(),
+                    t.size.tolist())))
+
+        return cls(make, order.shape[0], table)
 
     def _get(self) -> tuple[Attempt, ...]:
         if self._tuple is None:
@@ -151,6 +207,97 @@ class LazyAttempts(Sequence[Attempt]):
 
     def __reduce__(self):  # type: ignore[no-untyped-def]
         return (tuple, (self._get(),))
+
+
+@dataclass(frozen=True, eq=False)
+class AttemptTable:
+    """A run's attempts as columns, row ``k`` the ``k``-th attempt of the sequence; the nodes of
+    row ``k`` are the flat interval array ``iv[iv_off[k]:iv_off[k + 1]]`` (:mod:`.intervals`).
+    ``outcome``: the position in :data:`OUTCOMES` (-1: another value); ``size``: how many nodes
+    the attempt lists (repeats counted); ``clean``: its job is an integer and its nodes distinct
+    integers (a row that is not has no intervals: the validator reads its object)."""
+
+    job: np.ndarray
+    index: np.ndarray
+    outcome: np.ndarray
+    start: np.ndarray
+    end: np.ndarray
+    recovery: np.ndarray
+    saved_before: np.ndarray
+    saved_after: np.ndarray
+    proactive: np.ndarray
+    iv_off: np.ndarray
+    iv: np.ndarray
+    size: np.ndarray
+    clean: np.ndarray
+
+    def __len__(self) -> int:
+        return int(self.job.shape[0])
+
+    def nodes(self, k: int) -> np.ndarray:
+        """The interval array of row ``k``."""
+        return self.iv[self.iv_off[k]: self.iv_off[k + 1]]
+
+    @classmethod
+    def of(cls, attempts: Sequence[Attempt]) -> AttemptTable:
+        """The table of ``attempts``: a compiled run's own (:meth:`LazyAttempts.from_columns`),
+        else read from the objects (their node tuples to intervals in one vectorised pass)."""
+        if isinstance(attempts, LazyAttempts) and attempts.table is not None:
+            return attempts.table
+        att = list(attempts)
+        m = len(att)
+        jobs = [a.job for a in att]
+        job_ok = np.array([isinstance(j, (int, np.integer)) for j in jobs], dtype=bool)
+        codes = {name: k for k, name in enumerate(OUTCOMES)}
+        outcome = np.array([codes.get(a.outcome, -1) if isinstance(a.outcome, str) else -1 for a in att],
+                           dtype=np.int64)
+        sets = [a.nodes for a in att]
+        size = np.array([len(x) for x in sets], dtype=np.int64)
+        clean = job_ok.copy()
+        # node tuples: every id an integer? then to intervals, repeats found, all at once
+        listed = [k for k, x in enumerate(sets) if not isinstance(x, NodeSet)]
+        ints = [k for k in listed if all(isinstance(v, (int, np.integer)) for v in sets[k])]
+        clean[np.setdiff1d(np.array(listed, dtype=np.int64), np.array(ints, dtype=np.int64))] = False
+        off = np.zeros(len(ints) + 1, dtype=np.int64)
+        np.cumsum([len(sets[k]) for k in ints], out=off[1:])
+        ids = np.fromiter(itertools.chain.from_iterable(sets[k] for k in ints), dtype=np.int64, count=int(off[-1]))
+        seg = np.repeat(np.arange(len(ints)), np.diff(off))
+        ids = ids[np.lexsort((ids, seg))]  # increasing within each set
+        repeat = np.unique(seg[1:][(ids[1:] == ids[:-1]) & (seg[1:] == seg[:-1])])
+        clean[np.array(ints, dtype=np.int64)[repeat]] = False
+        keep = ~np.isin(seg, repeat)
+        off[1:] = np.cumsum(np.bincount(seg[keep], minlength=len(ints)))
+        t_off, t_iv, _ = runs_to_intervals(off, ids[keep])
+        per: list[np.ndarray] = [np.empty(0, dtype=np.int64)] * m
+        for r, k in enumerate(ints):
+            per[k] = t_iv[t_off[r]: t_off[r + 1]]
+        for k, x in enumerate(sets):
+            if isinstance(x, NodeSet):
+                per[k] = x.intervals
+            elif not clean[k]:
+                per[k] = np.empty(0, dtype=np.int64)
+        iv_off = np.zeros(m + 1, dtype=np.int64)
+        np.cumsum([p.shape[0] for p in per], out=iv_off[1:])
+        iv = np.concatenate(per) if m else np.empty(0, dtype=np.int64)
+        return cls(np.array([int(j) if ok else -1 for j, ok in zip(jobs, job_ok)], dtype=np.int64),
+                   _column([a.index for a in att]), outcome, _column([a.start for a in att]),
+                   _column([a.end for a in att]), _column([a.recovery for a in att]),
+                   _column([a.saved_before for a in att]), _column([a.saved_after for a in att]),
+                   _column([a.proactive for a in att]), iv_off, iv.astype(np.int64), size, clean)
+
+
+def _column(values: list[object]) -> np.ndarray:
+    """Numbers as float64; a value that is not one becomes NaN (the validator then reads the object)."""
+    try:
+        return np.array(values, dtype=np.float64)
+    except (TypeError, ValueError):
+        out = np.full(len(values), np.nan)
+        for k, v in enumerate(values):
+            try:
+                out[k] = float(v)  # type: ignore[arg-type]
+            except (TypeError, ValueError):
+                pass
+        return out
 
 
 @dataclass(frozen=True)

@@ -23,6 +23,11 @@ decisions, and the wrapper that builds the reference's records (:func:`simulate_
 Without numba the kernel runs as plain Python (correct, slower than the reference):
 :func:`coschedule.heuristics.batch.run.run_batch` then uses the reference.
 
+numba compiles :func:`_simulate` once per policy family (:func:`_families`: FCFS and EASY; conservative
+on counts; on nodes; node stealing on counts or on nodes), each with only the code its policies
+reach, and the first time a family runs: a first EASY run no longer compiles node stealing and
+the plans (docs/benchmarks.md, "The first run").
+
 Developers: numba's on-disk cache keeps :func:`_simulate` with everything it calls compiled in,
 and re-compiles it only when *this* file changes (its content; numba issue 1833). After editing
 :mod:`.batch_engine`, :mod:`.stealing_kernel` or :mod:`coschedule.sim.profile` alone, clear the
@@ -108,14 +113,10 @@ from coschedule.heuristics.batch.stealing_kernel import (
     _wake,
 )
 from coschedule.jit import njit
+from coschedule.sim.intervals import nodesets
 from coschedule.sim.profile import _add, _earliest_fit, _first_below, summary_size
 from coschedule.sim.result import (
-    CHECKPOINTED,
-    COMPLETED,
-    FAILED,
-    INTERRUPTED,
     REACTIONS,
-    Attempt,
     FailureRecord,
     HoldRecord,
     LazyAttempts,
@@ -138,7 +139,7 @@ def _kernel_policies() -> dict[str, int]:
 #: policy name -> code in the kernel: the batch policies and every node-stealing policy
 KERNEL_POLICIES: dict[str, int] = _kernel_policies()
 
-_OUTCOMES = (COMPLETED, FAILED, INTERRUPTED, CHECKPOINTED)
+# an attempt's outcome: its position in coschedule.sim.result.OUTCOMES (completed, failed, interrupted, checkpointed)
 _R_IDLE, _R_SPARE, _R_STEAL, _R_WAIT, _R_HELD = range(5)  # the REACTIONS of the failure records
 
 
@@ -147,19 +148,22 @@ def _simulate(
     policy: int, prm: np.ndarray, N: int,
     submit: np.ndarray, procs: np.ndarray, work: np.ndarray, length: np.ndarray, wall_full: np.ndarray,
     block: np.ndarray, K: np.ndarray, cost: float, R: float, final: bool,
-    fail_t: np.ndarray, fail_n: np.ndarray, downtime: float,
+    fail_t: np.ndarray, fail_n: np.ndarray, downtime: float, steal: bool | None, on_nodes: bool | None,
+    on_counts: bool | None,
 ):
     """One run (module docstring). ``prm``: timing, victim rule, criterion, run-time tie-break,
     ``knows_downtime``, ``N`` (:mod:`.stealing_kernel`), the release reading (1: resubmission,
     ``cf[_SUBMIT]`` then moves at each restart), the reservations (1: on nodes); ``work`` the lengths, ``length`` and
     ``wall_full`` extended by the checkpoints, ``block`` ``T + C`` and ``K`` the checkpoints per
     job (the reference's numbers), ``cost`` C, ``R`` the recovery, ``final`` the final
-    checkpoint of eq. (1)."""
+    checkpoint of eq. (1). ``steal``, ``on_nodes``, ``on_counts``: ``True`` for node stealing,
+    conservative's plan with reservations on nodes, its plan on counts, else ``None``: numba prunes
+    the branches ``if x is not None`` of an argument typed ``None`` before it types the kernel, so
+    each family compiles only its own code (:func:`_families`)."""
     n = submit.shape[0]
     F = fail_t.shape[0]
-    stealing = policy == _STEALING
+    stealing = steal is not None  # policy == _STEALING
     knows_downtime = prm[4] != 0
-    by_nodes = prm[7] != 0  # reservations="nodes" (nodeset_kernel)
     # ---- jobs (batch_engine's layout)
     ji = np.zeros((_NI, n), dtype=np.int64)
     ji[_STATE, :] = _UNSUBMITTED
@@ -170,22 +174,23 @@ def _simulate(
     ji[_PENDV, :] = -1
     ji[_HOLDPOS, :] = -1
     jf = np.zeros((_NF, n))
-    jf[_EXE, :] = length
-    jf[_WALL, :] = wall_full
     jf[_START, :] = np.nan
     jf[_FIRST, :] = np.nan
     jf[_COMPL, :] = np.nan
     jf[_PAUSED, :] = -1.0
     jf[_HSINCE, :] = -1.0
     ci = np.empty((2, n), dtype=np.int64)
-    ci[_PROCS, :] = procs
-    ci[_K, :] = K
     cf = np.empty((5, n))
-    cf[_SUBMIT, :] = submit
-    cf[_WORK, :] = work
-    cf[_LENGTH, :] = length
-    cf[_WALLFULL, :] = wall_full
-    cf[_BLOCK, :] = block
+    for j in range(n):  # (a loop: assigning an array to a row compiles numba's shape-error message, 2 s)
+        jf[_EXE, j] = length[j]
+        jf[_WALL, j] = wall_full[j]
+        ci[_PROCS, j] = procs[j]
+        ci[_K, j] = K[j]
+        cf[_SUBMIT, j] = submit[j]
+        cf[_WORK, j] = work[j]
+        cf[_LENGTH, j] = length[j]
+        cf[_WALLFULL, j] = wall_full[j]
+        cf[_BLOCK, j] = block[j]
     J = (ji, jf, ci, cf)
     state = ji[_STATE]
     cur_cnt = ji[_CNT]
@@ -263,7 +268,8 @@ def _simulate(
     ts2 = np.empty(cap2)
     fr2 = np.empty(cap2, dtype=np.int64)
     P2 = (ts2, fr2, np.empty(summary_size(cap2), dtype=np.int64))
-    NS, npool, rpool = _alloc(cap_p if by_nodes else 1, n if by_nodes else 1, N if by_nodes else 1)
+    if on_nodes is not None:  # reservations="nodes" (nodeset_kernel)
+        NS, npool, rpool = _alloc(cap_p, n, N)
     # ---- per-instant scratch
     ended = np.empty(n, dtype=np.int64)
     submitted = np.empty(n, dtype=np.int64)
@@ -323,7 +329,8 @@ def _simulate(
             A = (ar, af, a_noff, a_nodes)
             S = (sr, sf, s_noff, s_nodes)
             HO = (holding, hr, hf, h_noff, h_nodes)
-            _wake(pid, now, R, J, NODES, pool, running, queue, EV, A, HO, S, PD, buf, c)
+            if steal is not None:  # (only node stealing pushes these)
+                _wake(pid, now, R, J, NODES, pool, running, queue, EV, A, HO, S, PD, buf, c)
         # recoveries
         while rec_head < rec_tail and rec_t[rec_head] == now:
             x = rec_n[rec_head]
@@ -372,14 +379,14 @@ def _simulate(
             if state[j] == _HELD:  # a node a failed job keeps while it waits for a stolen one
                 _close_hold(j, now, True, J, pool, HO, c)  # its record shows the node it kept failed
                 _drop_node(j, x, ji, pool)
-                if stealing:
+                if steal is not None:
                     _held_failed(j, now, J, NODES, pool, queue, HO, S, PD, buf, c)
                 else:
                     c[_ERR] = _E_HELD
                 fi[3, nf] = _R_HELD
             else:
                 _interrupt(j, now, _FAILED, x, _LOSE, 0.0, R, J, pool, running, A, c)
-                if stealing:
+                if steal is not None:
                     _job_failed(j, now, prm, cost, R, final, J, NODES, pool, running, queue, EV, A, HO, S, PD, P2,
                                 buf, c)
                 elif c[_FREE] > 0 and _lowest_free(node_job, up, 1, buf) == 1:
@@ -403,7 +410,7 @@ def _simulate(
         if not useful:
             continue
         # ------------------------------------------------------------ the policy decides
-        if stealing:  # a victim that completed before it would stop hands over
+        if steal is not None:  # a victim that completed before it would stop hands over
             for y in range(nend):
                 pid = ji[_PENDV, ended[y]]
                 if pid >= 0:
@@ -425,11 +432,11 @@ def _simulate(
             c[_QLEN] = _queue_insert(queue, c[_QLEN], submitted[y], ji[_PRIO], cf[_SUBMIT])
         qlen = c[_QLEN]
         nstart = 0  # the jobs to start, in order, go to tmp_p[:nstart]
-        if conservative and by_nodes:
+        if on_nodes is not None:  # conservative (or stealing) with reservations on nodes
             npool, rpool = _plan_nodes(NS, npool, rpool, rebuild, now, N, running, c[_NRUN], J, pool, up, up_at,
                                        knows_downtime, holding, c[_NHOLD], ended, nend, old, nold, submitted, nsub,
                                        queue, qlen, reserved, tmp_p, tmp_d, tmp_s)
-        elif conservative:
+        elif on_counts is not None:  # conservative (or stealing) on counts
             plen = _plan_counts(ts, fr, plen, bsum, pm, rebuild, now, N, running, c[_NRUN], J, up, up_at,
                                 knows_downtime, holding, c[_NHOLD], ended, nend, old, nold, submitted, nsub, queue,
                                 qlen, reserved, tmp_p, tmp_d, tmp_s)
@@ -494,7 +501,11 @@ def _simulate(
         for y in range(nstart):
             j = tmp_p[y]
             p = procs[j]
-            if (_reserved_nodes(j, NS, rpool, node_job, up, sel) if by_nodes else _lowest_free(node_job, up, p, sel)) < p:
+            if on_nodes is not None:
+                got = _reserved_nodes(j, NS, rpool, node_job, up, sel)
+            else:
+                got = _lowest_free(node_job, up, p, sel)
+            if got < p:
                 c[_ERR] = _E_NODES
                 break
             pool = _grow(pool, c[_POOL] + p)
@@ -509,6 +520,16 @@ def _simulate(
             sr[:, :ns], sf[:, :ns], s_noff[: ns + 1], s_nodes[: s_noff[ns]],
             hr[:nh], hf[:, :nh], h_noff[: nh + 1], h_nodes[: h_noff[nh]],
             jf[_COMPL].copy(), jf[_FIRST].copy(), now, c[_ERR])
+
+
+def _families(code: int, reservations: str) -> tuple[bool | None, bool | None, bool | None]:
+    """``(steal, on_nodes, on_counts)`` of :func:`_simulate` for a policy code: ``None`` for the
+    parts a run of that policy never reaches. numba compiles one kernel per combination (FCFS and
+    EASY; conservative on counts; on nodes; node stealing on either), each only the first time it
+    runs (docs/benchmarks.md, "The first run")."""
+    conservative = code in (_CONSERVATIVE, _STEALING)
+    return (True if code == _STEALING else None, True if conservative and reservations == "nodes" else None,
+            True if conservative and reservations == "count" else None)
 
 
 def _policy_code(policy: str) -> tuple[int, int, int, int]:
@@ -553,38 +574,23 @@ def simulate_kernel(workload, policy: str, *, failures, downtime: float, checkpo
         np.array(sim.checkpoints, dtype=np.int64), float(checkpointing.cost), float(checkpointing.R),
         bool(checkpointing.final_checkpoint),
         sim.failures.times.astype(np.float64), sim.failures.nodes.astype(np.int64), float(sim.downtime),
+        *_families(code, reservations),
     )
     (ar, af, a_noff, a_nodes, fi, ff, sr, sf, s_noff, s_nodes, hr, hf, h_noff, h_nodes,
      completion, first_start, horizon, err) = out
     if err:
         raise RuntimeError(f"policy {policy!r}: {ERRORS[int(err)]} "
                            f"(at {float(horizon)}; the reference raises there too)")
-    # one int object per node, shared by every record's tuple (a tuple of fresh ints would cost 28
-    # more bytes per node of every attempt and hold: gigabytes on a month of Mira)
-    name = list(range(N)).__getitem__
-
-    def make() -> tuple[Attempt, ...]:
-        offs = a_noff.tolist()
-        attempts = [
-            Attempt(j, k, s, e, tuple(map(name, a_nodes[offs[x]:offs[x + 1]].tolist())), r, sb, sa, _OUTCOMES[o], pro)
-            for x, (j, k, o, s, e, r, sb, sa, pro) in enumerate(zip(
-                *(row.tolist() for row in ar), *(row.tolist() for row in af)))
-        ]
-        attempts.sort(key=lambda a: (a.start, a.job, a.index))
-        return tuple(attempts)
-
+    # node sets as intervals (coschedule.sim.intervals), not tuples of tens of thousands of ids
+    attempts = LazyAttempts.from_columns(*ar, *af, a_noff, a_nodes)
     records = tuple(FailureRecord(t, x, u, j, i, REACTIONS[r])
                     for x, j, i, r, t, u in zip(*(row.tolist() for row in fi), *(row.tolist() for row in ff)))
-    offs = s_noff.tolist()
-    steals = tuple(StealRecord(d, t, f, v, tuple(map(name, s_nodes[offs[k]:offs[k + 1]].tolist())), timing,
-                               REASONS[why])
-                   for k, (f, v, why, d, t) in enumerate(zip(*(row.tolist() for row in sr),
-                                                              *(row.tolist() for row in sf))))
-    offs = h_noff.tolist()
-    holds = tuple(HoldRecord(j, s, e, tuple(map(name, h_nodes[offs[k]:offs[k + 1]].tolist())))
-                  for k, (j, s, e) in enumerate(zip(hr.tolist(), *(row.tolist() for row in hf))))
+    steals = tuple(StealRecord(d, t, f, v, nodes, timing, REASONS[why]) for nodes, f, v, why, d, t in zip(
+        nodesets(s_noff, s_nodes), *(row.tolist() for row in sr), *(row.tolist() for row in sf)))
+    holds = tuple(HoldRecord(j, s, e, nodes)
+                  for nodes, j, s, e in zip(nodesets(h_noff, h_nodes), hr.tolist(), *(row.tolist() for row in hf)))
     return SimulationResult(
-        workload=sim.workload, policy=_NAMES.get(code, policy.lower()), attempts=LazyAttempts(make, ar.shape[1]),
+        workload=sim.workload, policy=_NAMES.get(code, policy.lower()), attempts=attempts,
         failures=records, downtime=sim.downtime, checkpointing=checkpointing, length=np.array(sim.length),
         walltime=np.array(sim.wall_full), checkpoints=np.array(sim.checkpoints, dtype=np.int64),
         completion=completion, first_start=first_start, horizon=float(horizon), steals=steals, holds=holds,
