@@ -43,9 +43,20 @@ Rules
 8. **Migration** ([Oliner2004] §3.2): a ``migrated`` attempt saved where its work stopped; the
    next attempt starts at once (on any nodes) with a recovery of the run's migration cost.
 
-Times compare with a relative tolerance of ``1e-9`` (:data:`RTOL`), integers exactly. Running
-time ``O(S log S + F log F)`` for ``S`` (attempt, node) pairs and ``F`` failures, plus the
-attempts' checkpoint counts.
+Times compare with a relative tolerance of ``1e-9`` (:data:`RTOL`), integers exactly.
+
+How
+---
+Node sets are intervals (:class:`~coschedule.sim.result.AttemptTable`, :mod:`.intervals`), and
+each rule runs in numpy over all attempts or jobs at once: rules 2 and 3 compute, with the same
+formulas as the per-attempt code below, which attempts and jobs break a rule, and only those go
+through that code, which names the first culprit in the order a per-attempt loop would meet it;
+rules 4 and 5 are sweeps over the endpoints of the node intervals (:mod:`.validate_nodes`).
+A valid run never reaches the per-attempt code. Running time ``O(A log A + P log P + F log F)``
+for ``A`` attempts, ``P`` (item, node segment) pairs (:mod:`.validate_nodes`) and ``F``
+failures, plus the steals and holds; the slow reference, per attempt and per node, is kept in
+the tests (tests/coschedule/validate_reference.py), which check that both give the same verdict
+and the same line.
 """
 
 from __future__ import annotations
@@ -58,14 +69,16 @@ from collections.abc import Sequence
 import numpy as np
 
 from ..errors import InvalidSchedule
-from .result import Attempt, SimulationResult
 from .failures import FailureTrace
+from .intervals import intervals_of, iv_subset
+from .result import OUTCOMES, Attempt, AttemptTable, SimulationResult
+from .validate_nodes import busy_failures, check_nodes
 
 __all__ = ["RTOL", "validate_run"]
 
 #: relative tolerance on times (absolute below 1 s)
 RTOL = 1e-9
-OUTCOMES = ("completed", "failed", "interrupted", "checkpointed", "migrated")
+_COMPLETED, _FAILED, _INTERRUPTED, _CHECKPOINTED, _MIGRATED = range(len(OUTCOMES))  # their codes
 
 
 def _tol(*values: float) -> float:
@@ -174,7 +187,7 @@ def _check_sequence(result: SimulationResult, j: int, attempts: Sequence[Attempt
             raise InvalidSchedule(f"job {jid} attempt {a.index}: starts at {_g(a.start)}, "
                                   f"before attempt {prev.index} ends at {_g(prev.end)}")
     for prev, a in itertools.pairwise(attempts):
-        if prev.outcome == "checkpointed" and not (_close(a.start, prev.end) and set(a.nodes) == set(prev.nodes)):
+        if prev.outcome == "checkpointed" and not (_close(a.start, prev.end) and _same_nodes(a.nodes, prev.nodes)):
             raise InvalidSchedule(f"job {jid} attempt {a.index}: after a proactive checkpoint it goes on at "
                                   f"{_g(prev.end)} on nodes {list(prev.nodes)}, not at {_g(a.start)} on "
                                   f"{list(a.nodes)}")
@@ -258,142 +271,219 @@ def _check_work(result: SimulationResult, j: int, attempts: Sequence[Attempt]) -
             raise InvalidSchedule(f"job {jid}: {what} {_g(have)}, but {attempt} at {_g(want)}")
 
 
-def _node_intervals(result: SimulationResult) -> tuple[np.ndarray, ...]:
-    """``(node, start, end, kind, ref)`` of every attempt on every node (kind 0, ``ref`` the
-    attempt's position), every downtime (kind 1, ``ref`` the record's position) and every node
-    a failed job keeps waiting for a stolen one (kind 2, ``ref`` the hold's position), sorted
-    by node, start, end."""
-    att, holds = result.attempts, result.holds
-    spans = [(a.nodes, a.start, a.end) for a in att] + [(h.nodes, h.start, h.end) for h in holds]
-    counts = np.array([len(x[0]) for x in spans], dtype=np.int64)
-    nodes = np.concatenate([np.asarray(x[0], dtype=np.int64) for x in spans] + [np.empty(0, np.int64)])
-    starts = np.repeat(np.array([x[1] for x in spans], dtype=np.float64), counts)
-    ends = np.repeat(np.array([x[2] for x in spans], dtype=np.float64), counts)
-    refs = np.repeat(np.r_[np.arange(len(att)), np.arange(len(holds))].astype(np.int64), counts)
-    kinds = np.repeat(np.r_[np.zeros(len(att)), np.full(len(holds), 2)].astype(np.int64), counts)
-    fr = result.failures
-    node = np.r_[nodes, np.array([f.node for f in fr], dtype=np.int64)]
-    start = np.r_[starts, np.array([f.time for f in fr], dtype=np.float64)]
-    end = np.r_[ends, np.array([f.up for f in fr], dtype=np.float64)]
-    kind = np.r_[kinds, np.ones(len(fr), np.int64)]
-    ref = np.r_[refs, np.arange(len(fr), dtype=np.int64)]
-    order = np.lexsort((end, start, node))
-    return node[order], start[order], end[order], kind[order], ref[order]
+def _same_nodes(a: Sequence[int], b: Sequence[int]) -> bool:
+    return bool(np.array_equal(intervals_of(a), intervals_of(b)))
 
 
-def _check_nodes(result: SimulationResult, iv: tuple[np.ndarray, ...]) -> None:
-    """Rule 4: consecutive intervals of a node (sorted by start) must not overlap; sorted by
-    start, that is enough."""
-    node, start, end, kind, ref = iv
-    keep = (kind != 1) | (end - start > RTOL * np.maximum(1.0, np.abs(end)))  # D = 0: never down
-    node, start, end, kind, ref = node[keep], start[keep], end[keep], kind[keep], ref[keep]
-    if node.size < 2:
-        return
-    tol = RTOL * np.maximum(1.0, np.abs(end[:-1]))
-    bad = np.flatnonzero((node[1:] == node[:-1]) & (start[1:] < end[:-1] - tol))
-    if not bad.size:
-        return
-    i = int(bad[np.argmin(start[bad + 1])])  # the earliest conflict
-
-    def what(k: int) -> str:
-        if kind[k] == 0:
-            a = result.attempts[int(ref[k])]
-            return f"{_name(result, a)} [{_g(a.start)}, {_g(a.end)})"
-        if kind[k] == 2:
-            h = result.holds[int(ref[k])]
-            return f"job {result.workload.ids[h.job]} keeping it [{_g(h.start)}, {_g(h.end)})"
-        f = result.failures[int(ref[k])]
-        return f"the node down on [{_g(f.time)}, {_g(f.up)}) (failure at {_g(f.time)})"
-
-    first, second = what(i), what(i + 1)
-    if kind[i] != 1 and kind[i + 1] != 1:
-        raise InvalidSchedule(f"node {node[i]}: {second} overlaps {first}")
-    if kind[i] == 1 and kind[i + 1] == 1:
-        raise InvalidSchedule(f"node {node[i]}: fails at {_g(start[i + 1])} while down: "
-                              f"{second} overlaps {first}")
-    running, down = (first, second) if kind[i] != 1 else (second, first)
-    raise InvalidSchedule(f"node {node[i]}: {running} runs while {down}")
+def _contains(iv: np.ndarray, x: int) -> bool:
+    return int(np.searchsorted(iv, int(x), "right")) % 2 == 1
 
 
-def _check_failures(result: SimulationResult, iv: tuple[np.ndarray, ...]) -> None:
-    """Rule 5."""
-    node, start, end, kind, ref = iv
-    on = kind == 0
-    a_node, a_start, a_end, a_ref = node[on], start[on], end[on], ref[on]
-    att = result.attempts
-    by_job: dict[int, list[Attempt]] = {}
-    for a in att:
-        by_job.setdefault(a.job, []).append(a)
-    for f in result.failures:
+def _tols(*values: np.ndarray | float) -> np.ndarray:
+    """:func:`_tol` over arrays."""
+    top: np.ndarray | float = 1.0
+    for v in values:
+        top = np.maximum(top, np.abs(v))
+    return RTOL * top  # type: ignore[return-value]
+
+
+def _closev(a: np.ndarray, b: np.ndarray | float) -> np.ndarray:
+    return np.abs(a - b) <= _tols(a, b)
+
+
+# ------------------------------------------------------------------ rules 2 and 3 over arrays
+def _suspect_attempts(result: SimulationResult, t: AttemptTable) -> np.ndarray:
+    """Rule 2's conditions (:func:`_check_attempt`) over every attempt at once."""
+    wl = result.workload
+    o, s, e, pr = t.outcome, t.start, t.end, t.proactive
+    C = float(result.checkpointing.cost)
+    bad = ~t.clean | (t.job < 0) | (t.job >= wl.n) | (o < 0)
+    with np.errstate(invalid="ignore"):
+        bad |= ~(np.isfinite(s) & np.isfinite(e) & (s <= e + _tols(e)))
+        bad |= ~(np.isfinite(pr) & (pr >= 0))
+        bad |= ((o == _CHECKPOINTED) & ~(pr > 0)) | ((o == _COMPLETED) & (pr > 0))
+        bad |= (pr > C + _tol(C)) | (((o == _INTERRUPTED) | (o == _CHECKPOINTED)) & (pr > 0) & ~_closev(pr, C))
+    bad |= t.size != (wl.nodes[np.clip(t.job, 0, max(wl.n - 1, 0))] if wl.n else -1)
+    full = np.flatnonzero(t.iv_off[1:] > t.iv_off[:-1])  # nodes within [0, N)
+    bad[full] |= (t.iv[t.iv_off[full]] < 0) | (t.iv[t.iv_off[full + 1] - 1] > wl.n_nodes)
+    return bad
+
+
+def _completed_by(x: np.ndarray, T: np.ndarray, L: np.ndarray, C: float, K: np.ndarray) -> np.ndarray:
+    """:meth:`_Checkpoints.completed_by` over arrays: the same bisection."""
+    lo, hi = np.zeros_like(K), K.copy()
+    while np.any(lo < hi):
+        mid = (lo + hi + 1) // 2
+        up = (lo < hi) & (_ends(mid, T, L, C) <= x)
+        down = (lo < hi) & ~up
+        lo = np.where(up, mid, lo)
+        hi = np.where(down, mid - 1, hi)
+    return lo
+
+
+def _ends(m: np.ndarray, T: np.ndarray, L: np.ndarray, C: float) -> np.ndarray:
+    """:meth:`_Checkpoints.end` over arrays."""
+    with np.errstate(invalid="ignore"):
+        return np.where(m == 0, 0.0, np.minimum(m * T, L) + m * C)
+
+
+class _Jobs:
+    """The attempts grouped by job (sorted by index, as :func:`validate_run` has them) and rule
+    3's conditions (:func:`_check_sequence`, :func:`_check_work`) over every job at once."""
+
+    def __init__(self, result: SimulationResult, t: AttemptTable) -> None:
+        wl, ck = result.workload, result.checkpointing
+        n = wl.n
+        self.order = order = np.lexsort((t.index, t.job))
+        J = t.job[order]
+        counts = np.bincount(J, minlength=n)
+        self.first = first = np.zeros(n + 1, dtype=np.int64)
+        np.cumsum(counts, out=first[1:])
+        m = order.shape[0]
+        rank = np.arange(m) - first[J]
+        head = rank == 0
+        last = rank == counts[J] - 1
+        o, s, e = t.outcome[order], t.start[order], t.end[order]
+        rec, sb, sa, pr = t.recovery[order], t.saved_before[order], t.saved_after[order], t.proactive[order]
+        op, ep, sap = np.full(m, -1), np.zeros(m), np.zeros(m)  # the previous attempt's, if any
+        op[1:], ep[1:], sap[1:] = o[:-1], e[:-1], sa[:-1]
+        op[head], ep[head], sap[head] = -1, 0.0, 0.0
+        bad = (t.index[order] != rank) | ~(np.isfinite(rec) & np.isfinite(sb) & np.isfinite(sa))
+        submit = wl.submit[J]
+        with np.errstate(invalid="ignore"):
+            # rule 3, the order
+            bad |= head & (s < submit - _tols(submit))
+            bad |= ~head & (s < ep - _tols(ep))
+            bad |= (op == _MIGRATED) & ~_closev(s, ep)
+            after = np.flatnonzero(op == _CHECKPOINTED)
+            bad[after] |= ~_closev(s[after], ep[after]) | np.array(
+                [not np.array_equal(t.nodes(order[r]), t.nodes(order[r - 1])) for r in after.tolist()], dtype=bool)
+            bad |= (~last & (o == _COMPLETED)) | (last & (o != _COMPLETED))
+            # rule 3, the work
+            L, p = wl.length.astype(np.float64), wl.nodes.astype(np.int64)
+            cost, mtbf = float(ck.cost), float(ck.node_mtbf)
+            R = float(ck.cost if ck.recovery is None else ck.recovery)
+            if cost > 0:
+                T = np.sqrt(2.0 * (mtbf / p) * cost)
+                k = np.ceil(L / T)
+                K = (k if ck.final_checkpoint else np.maximum(k - 1, 0)).astype(np.int64)
+            else:
+                T, K = np.full(n, np.inf), np.zeros(n, dtype=np.int64)
+            E = L + K * cost
+            EJ, TJ, LJ, KJ = E[J], T[J], L[J], K[J]
+            want = np.where(op == _MIGRATED, float(result.migration_cost), np.where((op == _CHECKPOINTED) | head,
+                                                                                     0.0, R))
+            bad |= ~_closev(rec, want) | ~_closev(sb, sap)
+            planned = rec + EJ - sb
+            ran = e - s
+            tol = _tols(s, e, EJ)
+            done = o == _COMPLETED
+            bad |= done & (~_closev(sa, sb) | (np.abs(ran - planned) > tol))
+            bad |= ~done & (ran > planned + pr + tol)
+            position = sb + (ran - rec - pr)
+            moved = o == _MIGRATED
+            bad |= moved & ~_closev(sa, np.maximum(position, sb))
+            proactive = ~done & ~moved & (pr > 0) & (o != _FAILED)
+            bad |= proactive & ((position < sb - tol) | ~_closev(sa, position))
+            lost = np.flatnonzero(~done & ~moved & ~proactive)  # saved what its completed checkpoints give
+            x = (TJ[lost], LJ[lost], cost, KJ[lost])
+            before = _completed_by(sb[lost] + tol[lost], *x)
+            fewest = np.maximum(before, _completed_by(position[lost] - tol[lost], *x))
+            most = np.maximum(before, _completed_by(position[lost] + tol[lost], *x))
+            u = sa[lost]
+            fits = (_closev(u, np.maximum(_ends(fewest, *x[:3]), sb[lost]))
+                    | _closev(u, np.maximum(_ends(most, *x[:3]), sb[lost])))
+            bad[lost] |= (most - fewest > 1) | ~fits
+            # the result's completion and first start
+            jobs = np.flatnonzero(counts > 0)
+            ends = ~_closev(result.completion[jobs].astype(np.float64), e[first[jobs + 1] - 1])
+            starts = ~_closev(result.first_start[jobs].astype(np.float64), s[first[jobs]])
+        suspect = counts == 0
+        suspect[J[bad]] = True
+        suspect[jobs[ends | starts]] = True
+        self.suspects = np.flatnonzero(suspect)
+
+    def rows(self, j: int) -> list[int]:
+        """The positions of job ``j``'s attempts, by index."""
+        if not 0 <= j < self.first.shape[0] - 1:
+            raise KeyError(j)
+        return self.order[self.first[j]: self.first[j + 1]].tolist()
+
+
+# ------------------------------------------------------------------ rules 5 and 7 on the table
+def _check_failures(result: SimulationResult, t: AttemptTable, jobs: _Jobs, busy: list[int]) -> None:
+    """Rule 5 (its first part from :func:`~coschedule.sim.validate_nodes.busy_failures`)."""
+    ids = result.workload.ids
+    holds: dict[int, list] = {}
+    for h in result.holds:
+        holds.setdefault(h.job, []).append(h)
+    for f, k in zip(result.failures, busy):
         where = f"failure at {_g(f.time)} on node {f.node}"
-        t, tol = f.time, _tol(f.time)
-        lo, hi = np.searchsorted(a_node, f.node, "left"), np.searchsorted(a_node, f.node, "right")
-        # the last attempt on the node started before t: the only one that can run across t
-        k = lo + int(np.searchsorted(a_start[lo:hi], t - tol, "left")) - 1
-        if k >= lo and a_end[k] > t + tol:
-            a = att[int(a_ref[k])]
+        t_f = f.time
+        if k >= 0:
+            a = result.attempts[k]
             raise InvalidSchedule(f"{where}: {_name(result, a)} runs there over [{_g(a.start)}, "
                                   f"{_g(a.end)}) and does not end then")
         if f.job >= 0 and f.reaction == "held":
-            if not any(h.job == f.job and f.node in h.nodes and _close(h.end, t) for h in result.holds):
-                raise InvalidSchedule(f"{where}: it hit a node job {result.workload.ids[f.job]} kept, but no "
+            if not any(f.node in h.nodes and _close(h.end, t_f) for h in holds.get(f.job, ())):
+                raise InvalidSchedule(f"{where}: it hit a node job {ids[f.job]} kept, but no "
                                       "node it kept ends then")
-        elif f.job >= 0 and not any(a.outcome == "failed" and f.node in a.nodes and _close(a.end, t)
-                                    for a in by_job.get(f.job, [])):
-            raise InvalidSchedule(f"{where}: it hit job {result.workload.ids[f.job]}, which has no "
+        elif f.job >= 0 and not any(t.outcome[r] == _FAILED and _contains(t.nodes(r), f.node)
+                                    and _close(float(t.end[r]), t_f) for r in jobs.rows(int(f.job))):
+            raise InvalidSchedule(f"{where}: it hit job {ids[f.job]}, which has no "
                                   "attempt on the node failed then")
-    ended: dict[tuple[int, int], list[float]] = {}
+    ended: dict[int, list[tuple[int, float]]] = {}
     for f in result.failures:
         if f.job >= 0:
-            ended.setdefault((int(f.job), int(f.node)), []).append(f.time)
-    for a in att:
-        if a.outcome != "failed":
-            continue
-        if not any(_close(t, a.end) for x in a.nodes for t in ended.get((int(a.job), int(x)), ())):
-            raise InvalidSchedule(f"{_name(result, a)}: failed at {_g(a.end)}, but no failure of one "
-                                  "of its nodes hit it then")
+            ended.setdefault(int(f.job), []).append((int(f.node), f.time))
+    for r in np.flatnonzero(t.outcome == _FAILED).tolist():
+        end, iv = float(t.end[r]), t.nodes(r)
+        if not any(_close(time, end) and _contains(iv, x) for x, time in ended.get(int(t.job[r]), ())):
+            raise InvalidSchedule(f"{_name(result, result.attempts[r])}: failed at {_g(end)}, but no failure of "
+                                  "one of its nodes hit it then")
 
 
-def _check_steals(result: SimulationResult, by_job: dict[int, list[Attempt]]) -> None:
+def _check_steals(result: SimulationResult, t: AttemptTable, jobs: _Jobs) -> None:
     """Rule 7, node stealing: each steal moves nodes of the victim's attempt that ends then
     (interrupted, or completed) to the failed job's attempt that starts then, after the failure
     that decided it; every interrupted attempt is a victim's; every hold sits between a failed
     attempt of its job and the next, on nodes of the failed one."""
     ids = result.workload.ids
-    stolen_at: set[tuple[int, float]] = set()
+    rows = jobs.rows
     for s in result.steals:
         where = f"steal decided at {_g(s.decided)} for job {ids[s.failed]} from job {ids[s.victim]}"
         if s.time < s.decided - _tol(s.decided):
             raise InvalidSchedule(f"{where}: happens at {_g(s.time)}, before it was decided")
         if s.cancelled:
             continue
-        give = [a for a in by_job[s.victim] if _close(a.end, s.time) and a.outcome in ("interrupted", "completed")]
-        take = [a for a in by_job[s.failed] if _close(a.start, s.time) and set(s.nodes) <= set(a.nodes)]
-        if not give or not set(s.nodes) <= set(give[-1].nodes):
+        iv = intervals_of(s.nodes)
+        give = [r for r in rows(s.victim) if _close(float(t.end[r]), s.time) and t.outcome[r] in (_INTERRUPTED,
+                                                                                                   _COMPLETED)]
+        take = [r for r in rows(s.failed) if _close(float(t.start[r]), s.time) and iv_subset(iv, t.nodes(r))]
+        if not give or not iv_subset(iv, t.nodes(give[-1])):
             raise InvalidSchedule(f"{where}: no attempt of the victim on nodes {list(s.nodes)} is "
                                   f"interrupted or completes at {_g(s.time)}")
-        if not take or not set(s.nodes) <= set(take[0].nodes):
+        if not take:
             raise InvalidSchedule(f"{where}: no attempt of the failed job starts at {_g(s.time)} on "
                                   f"nodes {list(s.nodes)}")
-        prev = [a for a in by_job[s.failed] if a.index == take[0].index - 1]
-        if not prev or prev[0].outcome != "failed" or prev[0].end > s.decided + _tol(s.decided):
+        prev = [r for r in rows(s.failed) if t.index[r] == t.index[take[0]] - 1]
+        if not prev or t.outcome[prev[0]] != _FAILED or t.end[prev[0]] > s.decided + _tol(s.decided):
             raise InvalidSchedule(f"{where}: the failed job has no failed attempt ending by then")
-        stolen_at.add((s.victim, round(s.time, 6)))
     victims = {(s.victim, round(s.time, 6)) for s in result.steals if not s.cancelled}
-    for a in result.attempts:
-        if a.outcome == "interrupted" and (a.job, round(a.end, 6)) not in victims:
-            raise InvalidSchedule(f"{_name(result, a)}: interrupted at {_g(a.end)}, but no node was stolen "
-                                  "from it then")
+    for r in np.flatnonzero(t.outcome == _INTERRUPTED).tolist():
+        if (int(t.job[r]), round(float(t.end[r]), 6)) not in victims:
+            raise InvalidSchedule(f"{_name(result, result.attempts[r])}: interrupted at {_g(float(t.end[r]))}, "
+                                  "but no node was stolen from it then")
     for h in result.holds:
         where = f"job {ids[h.job]} keeping nodes over [{_g(h.start)}, {_g(h.end)})"
-        runs = by_job[h.job]
-        before = [a for a in runs if a.end <= h.start + _tol(h.start)]
-        after = [a for a in runs if a.start >= h.end - _tol(h.end)]
-        if not before or before[-1].outcome != "failed" or (after and after[0].index != before[-1].index + 1):
+        runs = rows(h.job)
+        before = [r for r in runs if t.end[r] <= h.start + _tol(h.start)]
+        after = [r for r in runs if t.start[r] >= h.end - _tol(h.end)]
+        if not before or t.outcome[before[-1]] != _FAILED or (after and t.index[after[0]] != t.index[before[-1]] + 1):
             raise InvalidSchedule(f"{where}: it does not sit between a failed attempt of the job and the next")
-        if not set(h.nodes) <= set(before[-1].nodes):
-            raise InvalidSchedule(f"{where}: nodes {sorted(set(h.nodes) - set(before[-1].nodes))} were not "
-                                  "its failed attempt's")
+        if not iv_subset(intervals_of(h.nodes), t.nodes(before[-1])):
+            extra = sorted(set(h.nodes) - set(result.attempts[before[-1]].nodes))
+            raise InvalidSchedule(f"{where}: nodes {extra} were not its failed attempt's")
 
 
 def _check_trace(result: SimulationResult, trace: FailureTrace) -> None:
@@ -443,18 +533,16 @@ def validate_run(result: SimulationResult, *, failures: FailureTrace | None = No
         One line naming the job, the attempt, the node and the time.
     """
     _check_records(result)
-    for a in result.attempts:
-        _check_attempt(result, a)
-    by_job: dict[int, list[Attempt]] = {j: [] for j in range(result.workload.n)}
-    for a in result.attempts:
-        by_job[int(a.job)].append(a)
-    for j, attempts in by_job.items():
-        ordered = sorted(attempts, key=lambda a: a.index)
+    table = AttemptTable.of(result.attempts)
+    for k in np.flatnonzero(_suspect_attempts(result, table)).tolist():
+        _check_attempt(result, result.attempts[k])  # raises, unless the suspicion was unfounded
+    jobs = _Jobs(result, table)
+    for j in jobs.suspects.tolist():
+        ordered = [result.attempts[r] for r in jobs.rows(j)]
         _check_sequence(result, j, ordered)
         _check_work(result, j, ordered)
-    iv = _node_intervals(result)
-    _check_nodes(result, iv)
-    _check_failures(result, iv)
-    _check_steals(result, {j: sorted(v, key=lambda a: a.index) for j, v in by_job.items()})
+    sg = check_nodes(result, table)
+    _check_failures(result, table, jobs, busy_failures(result, sg))
+    _check_steals(result, table, jobs)
     if failures is not None:
         _check_trace(result, failures)
