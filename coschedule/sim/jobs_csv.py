@@ -10,20 +10,30 @@ Batsim's ``COMPLETED_SUCCESSFULLY``, ``COMPLETED_FAILED``, ``COMPLETED_KILLED``,
 ``execution_time = finish - start``, ``waiting_time = start - submission``, ``turnaround_time =
 finish - submission``, ``stretch = turnaround / execution`` (``-1`` for a zero execution time);
 ``consumed_energy`` is ``-1`` (not modelled).
+
+:func:`records_of` gives a run's rows (:func:`coschedule.sim.metrics.job_records`, one per attempt)
+as :class:`JobRecords`: the :class:`JobRecord` objects made on first use, and the rows written
+straight from the run's columns (:class:`~coschedule.sim.result.AttemptTable`, node sets as
+intervals), the same bytes without an object per row.
 """
 
 from __future__ import annotations
 
 import csv
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
+
+import numpy as np
 
 from ..errors import InvalidSchedule
+from .intervals import format_intervals
 from .nodesets import format_nodes
+from .result import OUTCOMES, AttemptTable, SimulationResult
 
-__all__ = ["COLUMNS", "FINAL_STATES", "JobRecord", "write_jobs_csv"]
+__all__ = ["COLUMNS", "FINAL_STATES", "JobRecord", "JobRecords", "records_of", "write_jobs_csv"]
 
 COLUMNS: tuple[str, ...] = (
     "job_id", "workload_name", "profile", "submission_time", "requested_number_of_resources",
@@ -71,12 +81,106 @@ class JobRecord:
         ]
 
 
+class JobRecords(Sequence[JobRecord]):
+    """A run's :class:`JobRecord` s, made on first use, and :meth:`rows`, their rows made from
+    columns (what :func:`write_jobs_csv` writes)."""
+
+    __slots__ = ("_make", "_records", "_rows")
+
+    def __init__(self, make: Callable[[], list[JobRecord]], rows: Callable[[], list[list[Any]]] | None) -> None:
+        self._make = make
+        self._rows = rows
+        self._records: list[JobRecord] | None = None
+
+    def _get(self) -> list[JobRecord]:
+        if self._records is None:
+            self._records = self._make()
+        return self._records
+
+    def __len__(self) -> int:
+        return len(self._get())
+
+    def __getitem__(self, k):  # type: ignore[no-untyped-def]
+        return self._get()[k]
+
+    def __iter__(self):  # type: ignore[no-untyped-def]
+        return iter(self._get())
+
+    def rows(self) -> list[list[Any]]:
+        """The rows of :meth:`JobRecord.row`, in order."""
+        rows = None if self._rows is None else self._rows()
+        return [r.row() for r in self._get()] if rows is None else rows
+
+
+#: Batsim's final state of an attempt, by outcome
+_STATE = {"completed": "COMPLETED_SUCCESSFULLY", "failed": "COMPLETED_KILLED",
+          "interrupted": "COMPLETED_KILLED", "checkpointed": "COMPLETED_KILLED", "migrated": "COMPLETED_KILLED"}
+
+
+def records_of(result: SimulationResult) -> JobRecords:
+    """One record per attempt, by job in submission order, then by attempt
+    (:func:`coschedule.sim.metrics.job_records` says what each column holds)."""
+    wl = result.workload
+    name = wl.name or "w0"
+
+    def make() -> list[JobRecord]:
+        by_job: dict[int, list[Any]] = {}
+        for a in result.attempts:
+            by_job.setdefault(a.job, []).append(a)
+        records = []
+        for j in sorted(by_job):
+            previous_end = float(wl.submit[j])
+            for a in sorted(by_job[j], key=lambda a: a.index):
+                job_id = wl.ids[j] if a.index == 0 else f"{wl.ids[j]}#{a.index}"
+                records.append(JobRecord(
+                    job_id=job_id, submission_time=previous_end, requested_nodes=int(wl.nodes[j]),
+                    requested_time=float(a.recovery + result.walltime[j] - a.saved_before),
+                    starting_time=float(a.start), finish_time=float(a.end), nodes=a.nodes,
+                    final_state=_STATE[a.outcome], workload_name=name, metadata=a.outcome,
+                ))
+                previous_end = float(a.end)
+        return records
+
+    def rows() -> list[list[Any]] | None:
+        """The same rows from the columns; ``None`` (make the records) when one would not be valid."""
+        t = AttemptTable.of(result.attempts)
+        if not (t.clean.all() and np.all(t.outcome >= 0) and np.all((t.job >= 0) & (t.job < wl.n))):
+            return None
+        order = np.lexsort((t.index, t.job))
+        J, k = t.job[order], t.index[order]
+        start, end = t.start[order], t.end[order]
+        first = np.ones(order.shape[0], dtype=bool)
+        first[1:] = J[1:] != J[:-1]
+        submit = np.where(first, wl.submit[J], np.r_[0.0, end[:-1]] if end.size else end)
+        with np.errstate(invalid="ignore"):
+            if not np.all(np.isfinite(submit) & np.isfinite(start) & np.isfinite(end)
+                          & (submit <= start) & (start <= end)):
+                return None  # the records raise there
+            requested = t.recovery[order] + np.asarray(result.walltime, dtype=np.float64)[J] - t.saved_before[order]
+            execution, turnaround = end - start, end - submit
+            stretch = np.where(execution > 0, turnaround / np.where(execution > 0, execution, 1.0), -1.0)
+        ids, nodes, lo, hi = wl.ids, wl.nodes.tolist(), t.iv_off[:-1][order].tolist(), t.iv_off[1:][order].tolist()
+        iv, outcome = t.iv, [OUTCOMES[o] for o in t.outcome[order].tolist()]
+        return [[ids[j] if x == 0 else f"{ids[j]}#{x}", name, "", sub, nodes[j], req, int(o == "completed"), _STATE[o],
+                 s, ex, e, s - sub, tu, st, format_intervals(iv[a:b]), -1.0, o]
+                for j, x, sub, req, o, s, ex, e, tu, st, a, b in zip(
+                    J.tolist(), [int(x) for x in k.tolist()], submit.tolist(), requested.tolist(), outcome,
+                    start.tolist(), execution.tolist(), end.tolist(), turnaround.tolist(), stretch.tolist(), lo, hi)]
+
+    return JobRecords(make, rows)
+
+
 def write_jobs_csv(records: Iterable[JobRecord], path: str | Path) -> int:
-    """Write ``records`` as a Batsim ``jobs.csv``; returns the number of rows."""
+    """Write ``records`` as a Batsim ``jobs.csv``; returns the number of rows. A run's
+    :class:`JobRecords` are written from its columns."""
     count = 0
     with open(path, "w", newline="", encoding="utf-8") as fh:
         writer = csv.writer(fh)
         writer.writerow(COLUMNS)
+        if isinstance(records, JobRecords):
+            rows = records.rows()
+            writer.writerows(rows)
+            return len(rows)
         for record in records:
             writer.writerow(record.row())
             count += 1

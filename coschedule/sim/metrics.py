@@ -90,7 +90,7 @@ from typing import Any
 
 import numpy as np
 
-from .jobs_csv import JobRecord
+from .jobs_csv import JobRecords, records_of
 from .result import SimulationResult
 
 __all__ = [
@@ -541,30 +541,10 @@ def summarize(
 
 
 # ---------------------------------------------------------------------------- jobs.csv
-#: Batsim's final state of an attempt, by outcome
-_STATE = {"completed": "COMPLETED_SUCCESSFULLY", "failed": "COMPLETED_KILLED",
-          "interrupted": "COMPLETED_KILLED", "checkpointed": "COMPLETED_KILLED", "migrated": "COMPLETED_KILLED"}
-
-
-def job_records(result: SimulationResult) -> list[JobRecord]:
+def job_records(result: SimulationResult) -> JobRecords:
     """One :class:`~coschedule.sim.jobs_csv.JobRecord` per attempt (module docstring), by job
-    in submission order, then by attempt; write them with
-    :func:`~coschedule.sim.jobs_csv.write_jobs_csv`."""
-    wl = result.workload
-    name = wl.name or "w0"
-    by_job: dict[int, list[Any]] = {}
-    for a in result.attempts:
-        by_job.setdefault(a.job, []).append(a)
-    records = []
-    for j in sorted(by_job):
-        previous_end = float(wl.submit[j])
-        for a in sorted(by_job[j], key=lambda a: a.index):
-            job_id = wl.ids[j] if a.index == 0 else f"{wl.ids[j]}#{a.index}"
-            records.append(JobRecord(
-                job_id=job_id, submission_time=previous_end, requested_nodes=int(wl.nodes[j]),
-                requested_time=float(a.recovery + result.walltime[j] - a.saved_before),
-                starting_time=float(a.start), finish_time=float(a.end), nodes=a.nodes,
-                final_state=_STATE[a.outcome], workload_name=name, metadata=a.outcome,
-            ))
-            previous_end = float(a.end)
-    return records
+    in submission order, then by attempt, made on first use
+    (:func:`~coschedule.sim.jobs_csv.records_of`); write them with
+    :func:`~coschedule.sim.jobs_csv.write_jobs_csv`, which writes the rows from the run's
+    columns."""
+    return records_of(result)
