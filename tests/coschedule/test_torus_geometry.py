@@ -291,6 +291,32 @@ def test_box_from_nodes_rejects_non_boxes(nodes, dims):
     assert box_from_nodes(nodes, dims) is None
 
 
+@given(dims_strategy(1, 6), st.lists(st.data(), min_size=1, max_size=6))
+def test_the_validators_box_screen_flags_exactly_the_non_boxes(dims, draws):
+    """coschedule.torus.validate checks all attempts' partitions at once and calls box_from_nodes
+    only on those it flags: it flags exactly the node sets that are no box."""
+    from coschedule.sim.result import Attempt, AttemptTable
+    from coschedule.torus.validate import _not_boxes
+
+    size = math.prod(dims)
+    sets = []
+    for data in draws:
+        if data.draw(st.booleans()):  # a box, maybe with a node more or less
+            box = Box(tuple(data.draw(st.integers(0, d - 1)) for d in dims),
+                      tuple(data.draw(st.integers(1, d)) for d in dims))
+            nodes = set(box.nodes(dims).tolist())
+            extra = data.draw(st.sampled_from(["none", "add", "remove"]))
+            if extra == "add":
+                nodes.add(data.draw(st.integers(0, size - 1)))
+            elif extra == "remove" and len(nodes) > 1:
+                nodes.discard(data.draw(st.sampled_from(sorted(nodes))))
+        else:
+            nodes = set(data.draw(st.lists(st.integers(0, size - 1), min_size=1, max_size=size)))
+        sets.append(tuple(sorted(nodes)))
+    table = AttemptTable.of([Attempt(0, k, 0.0, 1.0, x, 0.0, 0.0, 0.0, "completed") for k, x in enumerate(sets)])
+    assert _not_boxes(table, dims).tolist() == [box_from_nodes(x, dims) is None for x in sets]
+
+
 def test_box_from_nodes_wrapping_and_full():
     dims = (4, 4, 8)
     assert box_from_nodes([7, 0], dims) == Box((0, 0, 7), (1, 1, 2))  # k = 7 then 0
