@@ -188,37 +188,61 @@ def iv_subset(a: np.ndarray, b: np.ndarray) -> bool:
     return bool(np.all(k >= 0) and np.all(a[1::2] <= b[1::2][np.maximum(k, 0)]))
 
 
+#: ids per piece of :func:`runs_to_intervals`: small temporaries, which the allocator reuses (a
+#: month of Mira lists 25 million ids; whole-array temporaries cost more in fresh pages than in work)
+PIECE = 1 << 20
+
+
 def runs_to_intervals(off: np.ndarray, ids: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Many node sets at once: set ``k`` is ``ids[off[k]:off[k + 1]]`` (distinct ids, increasing in
     most sets, as the batch kernel writes them). Returns ``(iv_off, iv, unsorted)``: set ``k``'s
     intervals ``iv[iv_off[k]:iv_off[k + 1]]`` and the sets whose ids were not increasing (sorted
-    here). Vectorised: ``O(S)`` for ``S`` ids in all, plus a sort of the sets not in order."""
+    here). Vectorised, by pieces of about :data:`PIECE` ids: ``O(S)`` for ``S`` ids in all, plus a
+    sort of the sets not in order."""
     off = np.asarray(off, dtype=np.int64)
     m = off.shape[0] - 1
+    # pieces of whole sets, about PIECE ids each
+    cuts = np.unique(np.r_[0, np.searchsorted(off, off[0] + PIECE * np.arange(1, (off[-1] - off[0]) // PIECE + 1)),
+                           m]) if m else np.zeros(1, dtype=np.int64)
+    counts, ivs, unsorted = [], [], []
+    for k0, k1 in zip(cuts[:-1].tolist(), cuts[1:].tolist()):
+        c, iv, u = _runs_piece(off[k0: k1 + 1], ids)
+        counts.append(c)
+        ivs.append(iv)
+        unsorted.append(u + k0)
+    iv_off = np.zeros(m + 1, dtype=np.int64)
+    if m:
+        np.cumsum(np.concatenate(counts), out=iv_off[1:])
+    return (iv_off, np.concatenate(ivs) if ivs else _EMPTY.copy(),
+            np.concatenate(unsorted) if unsorted else _EMPTY.copy())
+
+
+def _runs_piece(off: np.ndarray, ids: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`runs_to_intervals` of the sets ``off`` delimits: the interval entries of each, the
+    intervals, the sets not in order (numbered from 0)."""
+    m = off.shape[0] - 1
+    rel = off - off[0]
     x = np.asarray(ids)[off[0]: off[-1]]
-    counts = np.diff(off)
-    first = (off[:-1] - off[0])[counts > 0]  # positions where a non-empty set begins
+    first = rel[:-1][rel[1:] > rel[:-1]]  # positions where a non-empty set begins
     new = np.zeros(x.shape[0], dtype=bool)
     new[first] = True
     step = np.diff(x)  # node ids < 2**31: no overflow in the kernel's int32
     down = np.flatnonzero((step <= 0) & ~new[1:]) + 1  # inside a set, not increasing
-    unsorted = np.unique(np.searchsorted(off - off[0], down, "right") - 1) if down.size else _EMPTY
+    unsorted = np.unique(np.searchsorted(rel, down, "right") - 1) if down.size else _EMPTY
     if unsorted.size:
         x = x.astype(np.int64)  # a copy: sort those sets in place
         for k in unsorted.tolist():
-            x[off[k] - off[0]: off[k + 1] - off[0]].sort()
+            x[rel[k]: rel[k + 1]].sort()
         step = np.diff(x)
-    cut = new.copy()
+    cut = new
     cut[1:] |= step != 1
     starts = np.flatnonzero(cut)
     ends = np.append(starts[1:], x.shape[0])[: starts.shape[0]] - 1
     iv = np.empty(2 * starts.shape[0], dtype=np.int64)
     iv[0::2] = x[starts]
     iv[1::2] = x[ends].astype(np.int64) + 1
-    owner = np.searchsorted(off - off[0], starts, "right") - 1
-    iv_off = np.zeros(m + 1, dtype=np.int64)
-    np.cumsum(2 * np.bincount(owner, minlength=m), out=iv_off[1:])
-    return iv_off, iv, unsorted
+    owner = np.searchsorted(rel, starts, "right") - 1
+    return 2 * np.bincount(owner, minlength=m), iv, unsorted
 
 
 def nodesets(off: np.ndarray, ids: np.ndarray) -> list[NodeSet]:
