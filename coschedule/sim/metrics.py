@@ -91,7 +91,7 @@ from typing import Any
 import numpy as np
 
 from .jobs_csv import JobRecords, records_of
-from .result import SimulationResult
+from .result import OUTCOMES, AttemptTable, SimulationResult
 
 __all__ = [
     "GAMMA",
@@ -283,38 +283,65 @@ def _checkpoint_time(x: np.ndarray | float, T: float, C: float, L: float, K: int
 
 def _attempt_parts(result: SimulationResult, lo: float, hi: float) -> dict[str, float]:
     """Useful, checkpoint, recovery, lost and stealing node-seconds of every attempt within
-    ``[lo, hi)``."""
+    ``[lo, hi)``: each attempt's share computed over all attempts at once, summed in the
+    attempts' order (a running sum: the same float as adding them one by one)."""
     ck = result.checkpointing
     wl = result.workload
-    acc = dict.fromkeys(("useful", "checkpoint", "recovery", "lost", "stealing"), 0.0)
-    stopped = {(a.job, a.index + 1) for a in result.attempts if a.outcome == "interrupted"} if result.steals else set()
-    for a in result.attempts:
-        s, e = a.start, a.end
-        if e <= lo or s >= hi or e <= s:
-            continue
-        j = a.job
-        p = float(wl.nodes[j])
-        rec_end = min(s + a.recovery, e)
-        # the recovery of a victim's restart is lost to node stealing
-        acc["stealing" if (j, a.index) in stopped else "recovery"] += p * max(0.0, min(rec_end, hi) - max(s, lo))
-        # the extended execution: position u runs at time rec_end + (u - saved_before)
-        saved_end = e if a.outcome == "completed" else min(e, rec_end + (a.saved_after - a.saved_before))
-        # after it: the unsaved work and any proactive checkpoint; a victim's, lost to stealing
-        waste = "stealing" if a.outcome in ("interrupted", "checkpointed") else "lost"
-        acc[waste] += p * max(0.0, min(e, hi) - max(saved_end, lo))
-        t0, t1 = max(rec_end, lo), min(saved_end, hi)
-        if t1 <= t0:
-            continue
-        u0 = a.saved_before + (t0 - rec_end)
-        u1 = a.saved_before + (t1 - rec_end)
-        L, K = float(wl.length[j]), int(result.checkpoints[j])
-        T = ck.period(int(wl.nodes[j])) if K else math.inf
-        ckpt = float(_checkpoint_time(u1, T, ck.cost, L, K, ck.final_checkpoint)
-                     - _checkpoint_time(u0, T, ck.cost, L, K, ck.final_checkpoint))
-        ckpt = min(max(ckpt, 0.0), t1 - t0)
-        acc["checkpoint"] += p * ckpt
-        acc["useful"] += p * ((t1 - t0) - ckpt)
-    return acc
+    t = AttemptTable.of(result.attempts)
+    s, e, sb, sa = t.start, t.end, t.saved_before, t.saved_after
+    j = t.job
+    counted = ~((e <= lo) | (s >= hi) | (e <= s))
+    p = wl.nodes.astype(np.float64)[j]
+    done = t.outcome == OUTCOMES.index("completed")
+    stolen = (t.outcome == OUTCOMES.index("interrupted")) | (t.outcome == OUTCOMES.index("checkpointed"))
+    stopped = np.zeros(len(t), dtype=bool)  # the restart of a victim: its recovery is lost to node stealing
+    if result.steals:
+        victims = {(int(x), int(k) + 1) for x, k, o in zip(j.tolist(), t.index.tolist(), t.outcome.tolist())
+                   if o == OUTCOMES.index("interrupted")}
+        stopped = np.array([(x, int(k)) in victims for x, k in zip(j.tolist(), t.index.tolist())], dtype=bool)
+    rec_end = np.minimum(s + t.recovery, e)
+    recovery = np.where(counted, p * np.maximum(0.0, np.minimum(rec_end, hi) - np.maximum(s, lo)), 0.0)
+    # the extended execution: position u runs at time rec_end + (u - saved_before)
+    saved_end = np.where(done, e, np.minimum(e, rec_end + (sa - sb)))
+    # after it: the unsaved work and any proactive checkpoint; a victim's, lost to stealing
+    waste = np.where(counted, p * np.maximum(0.0, np.minimum(e, hi) - np.maximum(saved_end, lo)), 0.0)
+    t0, t1 = np.maximum(rec_end, lo), np.minimum(saved_end, hi)
+    inner = counted & (t1 > t0)
+    u0, u1 = sb + (t0 - rec_end), sb + (t1 - rec_end)
+    L, K = wl.length.astype(np.float64)[j], result.checkpoints.astype(np.int64)[j]
+    periods = {q: ck.period(q) for q in np.unique(wl.nodes[j[K > 0]]).tolist()}
+    T = np.array([periods[q] if k else math.inf for q, k in zip(wl.nodes[j].tolist(), K.tolist())], dtype=np.float64)
+    ckpt = (_checkpoints_up_to(u1, T, ck.cost, L, K, ck.final_checkpoint)
+            - _checkpoints_up_to(u0, T, ck.cost, L, K, ck.final_checkpoint))
+    ckpt = np.minimum(np.maximum(ckpt, 0.0), t1 - t0)
+    checkpoint = np.where(inner, p * ckpt, 0.0)
+    useful = np.where(inner, p * ((t1 - t0) - ckpt), 0.0)
+    # per attempt, its recovery then its waste: interleaved, in the order they were added
+    stealing = np.zeros(2 * len(t))
+    stealing[0::2] = np.where(stopped, recovery, 0.0)
+    stealing[1::2] = np.where(stolen, waste, 0.0)
+
+    def total(v: np.ndarray) -> float:
+        return float(np.cumsum(np.r_[0.0, v])[-1])  # 0.0 + v0 + v1 + ...
+
+    return {"useful": total(useful), "checkpoint": total(checkpoint),
+            "recovery": total(np.where(stopped, 0.0, recovery)), "lost": total(np.where(stolen, 0.0, waste)),
+            "stealing": total(stealing)}
+
+
+def _checkpoints_up_to(x: np.ndarray, T: np.ndarray, C: float, L: np.ndarray, K: np.ndarray,
+                       final: bool) -> np.ndarray:
+    """:func:`_checkpoint_time` of each attempt (its job's ``T``, ``L``, ``K``) at once."""
+    with np.errstate(invalid="ignore"):
+        regular = K - 1 if final else K  # checkpoints i < regular sit at [iB + T, (i+1)B)
+        B = T + C
+        q = np.floor(x / B)
+        full = np.minimum(q, regular) * C
+        partial = np.where(q < regular, np.clip(x - q * B - T, 0.0, C), 0.0)
+        out = full + partial
+        if final:
+            out = out + np.clip(x - (L + (K - 1) * C), 0.0, C)
+    return np.where((K == 0) | (C == 0), 0.0 * x, out)
 
 
 def _occupancy(result: SimulationResult) -> tuple[np.ndarray, np.ndarray]:
