@@ -347,12 +347,10 @@ def _checkpoints_up_to(x: np.ndarray, T: np.ndarray, C: float, L: np.ndarray, K:
 def _occupancy(result: SimulationResult) -> tuple[np.ndarray, np.ndarray]:
     """Distinct instants and the number of nodes allocated or down from each one on."""
     wl = result.workload
-    times: list[float] = []
-    deltas: list[float] = []
-    for a in result.attempts:
-        p = float(wl.nodes[a.job])
-        times += [a.start, a.end]
-        deltas += [p, -p]
+    t = AttemptTable.of(result.attempts)
+    p = wl.nodes.astype(np.float64)[t.job]
+    times: list[float] = np.column_stack([t.start, t.end]).reshape(-1).tolist()  # start, end of each
+    deltas: list[float] = np.column_stack([p, -p]).reshape(-1).tolist()
     for f in result.failures:
         times += [f.time, f.up]
         deltas += [1.0, -1.0]
@@ -397,7 +395,9 @@ def utilization(result: SimulationResult, window: tuple[float, float] | None = N
     # just before the instant: the level of the segment that ends there (none: nothing ran yet)
     left = np.searchsorted(instants, times, side="left") - 1
     before = np.where(left >= 0, level[np.maximum(left, 0)], 0) if in_window else np.empty(0)
-    restarts = sum(1 for a in result.attempts if a.outcome in ("failed", "interrupted") and lo <= a.end < hi)
+    t = AttemptTable.of(result.attempts)
+    stopped = (t.outcome == OUTCOMES.index("failed")) | (t.outcome == OUTCOMES.index("interrupted"))
+    restarts = int(np.count_nonzero(stopped & (lo <= t.end) & (t.end < hi)))
     held = sum(len(h.nodes) * max(0.0, min(h.end, hi) - max(h.start, lo)) for h in result.holds)
     done = [s for s in result.steals if lo <= s.time < hi]
     return Utilization(
