@@ -31,6 +31,7 @@ import numpy as np
 __all__ = [
     "NodeSet",
     "format_intervals",
+    "format_many",
     "ids_to_intervals",
     "intervals_of",
     "iv_subset",
@@ -177,6 +178,13 @@ def format_intervals(iv: np.ndarray) -> str:
     interval array."""
     v = iv.tolist()
     return " ".join(str(a) if b == a + 1 else f"{a}-{b - 1}" for a, b in zip(v[0::2], v[1::2]))
+
+
+def format_many(iv: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> list[str]:
+    """:func:`format_intervals` of the interval arrays ``iv[lo[k]:hi[k]]``, all at once."""
+    v = iv.tolist()
+    words = [str(a) if b == a + 1 else f"{a}-{b - 1}" for a, b in zip(v[0::2], v[1::2])]
+    return [" ".join(words[a:b]) for a, b in zip((lo // 2).tolist(), (hi // 2).tolist())]
 
 
 def iv_subset(a: np.ndarray, b: np.ndarray) -> bool:

@@ -29,7 +29,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import InvalidSchedule
-from .intervals import format_intervals
+from .intervals import format_many
 from .nodesets import format_nodes
 from .result import OUTCOMES, AttemptTable, SimulationResult
 
@@ -159,13 +159,13 @@ def records_of(result: SimulationResult) -> JobRecords:
             requested = t.recovery[order] + np.asarray(result.walltime, dtype=np.float64)[J] - t.saved_before[order]
             execution, turnaround = end - start, end - submit
             stretch = np.where(execution > 0, turnaround / np.where(execution > 0, execution, 1.0), -1.0)
-        ids, nodes, lo, hi = wl.ids, wl.nodes.tolist(), t.iv_off[:-1][order].tolist(), t.iv_off[1:][order].tolist()
-        iv, outcome = t.iv, [OUTCOMES[o] for o in t.outcome[order].tolist()]
+        ids, nodes, outcome = wl.ids, wl.nodes.tolist(), [OUTCOMES[o] for o in t.outcome[order].tolist()]
+        allocated = format_many(t.iv, t.iv_off[:-1][order], t.iv_off[1:][order])
         return [[ids[j] if x == 0 else f"{ids[j]}#{x}", name, "", sub, nodes[j], req, int(o == "completed"), _STATE[o],
-                 s, ex, e, s - sub, tu, st, format_intervals(iv[a:b]), -1.0, o]
-                for j, x, sub, req, o, s, ex, e, tu, st, a, b in zip(
+                 s, ex, e, s - sub, tu, st, nodes_text, -1.0, o]
+                for j, x, sub, req, o, s, ex, e, tu, st, nodes_text in zip(
                     J.tolist(), [int(x) for x in k.tolist()], submit.tolist(), requested.tolist(), outcome,
-                    start.tolist(), execution.tolist(), end.tolist(), turnaround.tolist(), stretch.tolist(), lo, hi)]
+                    start.tolist(), execution.tolist(), end.tolist(), turnaround.tolist(), stretch.tolist(), allocated)]
 
     return JobRecords(make, rows)
 

@@ -16,6 +16,7 @@ from coschedule.sim import intervals as iv_module
 from coschedule.sim.intervals import (
     NodeSet,
     format_intervals,
+    format_many,
     ids_to_intervals,
     iv_subset,
     nodesets,
@@ -67,6 +68,7 @@ def test_many_sets_at_once(sets, piece):
             assert iv[iv_off[k]: iv_off[k + 1]].tolist() == ids_to_intervals(s).tolist()
         assert unsorted.tolist() == [k for k, s in enumerate(sets) if list(s) != sorted(s)]
         assert [tuple(x) for x in nodesets(off, ids)] == [tuple(s) for s in sets]
+        assert format_many(iv, iv_off[:-1], iv_off[1:]) == [format_nodes(s) for s in sets]
     finally:
         iv_module.PIECE = default
 
