@@ -327,4 +327,5 @@ class SimulationResult:
 
     @property
     def restarts(self) -> int:
-        return sum(1 for a in self.attempts if a.outcome != COMPLETED)
+        """Attempts that did not complete."""
+        return int(np.count_nonzero(AttemptTable.of(self.attempts).outcome != OUTCOMES.index(COMPLETED)))
