@@ -276,7 +276,7 @@ def _same_nodes(a: Sequence[int], b: Sequence[int]) -> bool:
 
 
 def _contains(iv: np.ndarray, x: int) -> bool:
-    return int(np.searchsorted(iv, int(x), "right")) % 2 == 1
+    return int(iv.searchsorted(int(x), "right")) % 2 == 1
 
 
 def _tols(*values: np.ndarray | float) -> np.ndarray:
@@ -417,28 +417,33 @@ def _check_failures(result: SimulationResult, t: AttemptTable, jobs: _Jobs, busy
     holds: dict[int, list] = {}
     for h in result.holds:
         holds.setdefault(h.job, []).append(h)
+    outcome, ends, off, iv = t.outcome.tolist(), t.end.tolist(), t.iv_off.tolist(), t.iv
+
+    def on(r: int, x: int) -> bool:  # node x is one of attempt r's
+        return _contains(iv[off[r]: off[r + 1]], x)
+
     for f, k in zip(result.failures, busy):
-        where = f"failure at {_g(f.time)} on node {f.node}"
         t_f = f.time
         if k >= 0:
             a = result.attempts[k]
-            raise InvalidSchedule(f"{where}: {_name(result, a)} runs there over [{_g(a.start)}, "
-                                  f"{_g(a.end)}) and does not end then")
+            raise InvalidSchedule(f"failure at {_g(f.time)} on node {f.node}: {_name(result, a)} runs there over "
+                                  f"[{_g(a.start)}, {_g(a.end)}) and does not end then")
         if f.job >= 0 and f.reaction == "held":
             if not any(f.node in h.nodes and _close(h.end, t_f) for h in holds.get(f.job, ())):
-                raise InvalidSchedule(f"{where}: it hit a node job {ids[f.job]} kept, but no "
-                                      "node it kept ends then")
-        elif f.job >= 0 and not any(t.outcome[r] == _FAILED and _contains(t.nodes(r), f.node)
-                                    and _close(float(t.end[r]), t_f) for r in jobs.rows(int(f.job))):
-            raise InvalidSchedule(f"{where}: it hit job {ids[f.job]}, which has no "
-                                  "attempt on the node failed then")
+                raise InvalidSchedule(f"failure at {_g(f.time)} on node {f.node}: it hit a node job {ids[f.job]} "
+                                      "kept, but no node it kept ends then")
+        elif f.job >= 0 and not any(outcome[r] == _FAILED and _close(ends[r], t_f) and on(r, f.node)
+                                    for r in jobs.rows(int(f.job))):
+            raise InvalidSchedule(f"failure at {_g(f.time)} on node {f.node}: it hit job {ids[f.job]}, which has "
+                                  "no attempt on the node failed then")
     ended: dict[int, list[tuple[int, float]]] = {}
     for f in result.failures:
         if f.job >= 0:
             ended.setdefault(int(f.job), []).append((int(f.node), f.time))
+    jobs_of = t.job.tolist()
     for r in np.flatnonzero(t.outcome == _FAILED).tolist():
-        end, iv = float(t.end[r]), t.nodes(r)
-        if not any(_close(time, end) and _contains(iv, x) for x, time in ended.get(int(t.job[r]), ())):
+        end = ends[r]
+        if not any(_close(time, end) and on(r, x) for x, time in ended.get(jobs_of[r], ())):
             raise InvalidSchedule(f"{_name(result, result.attempts[r])}: failed at {_g(end)}, but no failure of "
                                   "one of its nodes hit it then")
 
