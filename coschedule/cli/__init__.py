@@ -13,7 +13,7 @@ first run after an install; ``coschedule warmup`` compiles them all at once).
 
 Building the parser imports no part of the library that needs numpy (each command imports what
 it uses when it runs), so that ``coschedule --help`` and every ``CMD --help`` take 0.1 s
-(docs/benchmarks.md, "Start-up"; a test checks it).
+(`coschedule docs benchmarks`, "Start-up"; a test checks it).
 """
 
 from __future__ import annotations
