@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import csv
 import math
+import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -85,11 +86,13 @@ class JobRecords(Sequence[JobRecord]):
     """A run's :class:`JobRecord` s, made on first use, and :meth:`rows`, their rows made from
     columns (what :func:`write_jobs_csv` writes)."""
 
-    __slots__ = ("_make", "_records", "_rows")
+    __slots__ = ("_make", "_records", "_rows", "_text")
 
-    def __init__(self, make: Callable[[], list[JobRecord]], rows: Callable[[], list[list[Any]]] | None) -> None:
+    def __init__(self, make: Callable[[], list[JobRecord]], rows: Callable[[], list[list[Any]] | None] | None = None,
+                 text: Callable[[], tuple[str, int] | None] | None = None) -> None:
         self._make = make
         self._rows = rows
+        self._text = text
         self._records: list[JobRecord] | None = None
 
     def _get(self) -> list[JobRecord]:
@@ -111,7 +114,14 @@ class JobRecords(Sequence[JobRecord]):
         rows = None if self._rows is None else self._rows()
         return [r.row() for r in self._get()] if rows is None else rows
 
+    def text(self) -> tuple[str, int] | None:
+        """The rows as :func:`write_jobs_csv` writes them and their number, or ``None`` (then
+        write :meth:`rows`)."""
+        return None if self._text is None else self._text()
 
+
+#: a character that makes csv quote a field (the delimiter, the quote, a line end)
+_QUOTED = re.compile(r'[,"\r\n]')
 #: Batsim's final state of an attempt, by outcome
 _STATE = {"completed": "COMPLETED_SUCCESSFULLY", "failed": "COMPLETED_KILLED",
           "interrupted": "COMPLETED_KILLED", "checkpointed": "COMPLETED_KILLED", "migrated": "COMPLETED_KILLED"}
@@ -141,8 +151,9 @@ def records_of(result: SimulationResult) -> JobRecords:
                 previous_end = float(a.end)
         return records
 
-    def rows() -> list[list[Any]] | None:
-        """The same rows from the columns; ``None`` (make the records) when one would not be valid."""
+    def columns() -> list[list[Any]] | None:
+        """The rows' varying values, column by column, from the attempt table; ``None`` (make the
+        records) when a row would not be valid."""
         t = AttemptTable.of(result.attempts)
         if not (t.clean.all() and np.all(t.outcome >= 0) and np.all((t.job >= 0) & (t.job < wl.n))):
             return None
@@ -159,15 +170,33 @@ def records_of(result: SimulationResult) -> JobRecords:
             requested = t.recovery[order] + np.asarray(result.walltime, dtype=np.float64)[J] - t.saved_before[order]
             execution, turnaround = end - start, end - submit
             stretch = np.where(execution > 0, turnaround / np.where(execution > 0, execution, 1.0), -1.0)
-        ids, nodes, outcome = wl.ids, wl.nodes.tolist(), [OUTCOMES[o] for o in t.outcome[order].tolist()]
-        allocated = format_many(t.iv, t.iv_off[:-1][order], t.iv_off[1:][order])
-        return [[ids[j] if x == 0 else f"{ids[j]}#{x}", name, "", sub, nodes[j], req, int(o == "completed"), _STATE[o],
-                 s, ex, e, s - sub, tu, st, nodes_text, -1.0, o]
-                for j, x, sub, req, o, s, ex, e, tu, st, nodes_text in zip(
-                    J.tolist(), [int(x) for x in k.tolist()], submit.tolist(), requested.tolist(), outcome,
-                    start.tolist(), execution.tolist(), end.tolist(), turnaround.tolist(), stretch.tolist(), allocated)]
+        ids, nodes = wl.ids, wl.nodes.tolist()
+        jobs = [ids[j] if x == 0 else f"{ids[j]}#{x}" for j, x in zip(J.tolist(), [int(x) for x in k.tolist()])]
+        return [jobs, submit.tolist(), [nodes[j] for j in J.tolist()], requested.tolist(),
+                [OUTCOMES[o] for o in t.outcome[order].tolist()], start.tolist(), execution.tolist(), end.tolist(),
+                turnaround.tolist(), stretch.tolist(), format_many(t.iv, t.iv_off[:-1][order], t.iv_off[1:][order])]
 
-    return JobRecords(make, rows)
+    def rows() -> list[list[Any]] | None:
+        """The rows of :meth:`JobRecord.row`; ``None`` when a row would not be valid."""
+        c = columns()
+        return None if c is None else [
+            [job, name, "", sub, p, req, int(o == "completed"), _STATE[o], s, ex, e, s - sub, tu, st, alloc, -1.0, o]
+            for job, sub, p, req, o, s, ex, e, tu, st, alloc in zip(*c)]
+
+    def text() -> tuple[str, int] | None:
+        """The rows as :mod:`csv` writes them (``repr`` of the floats, ``\\r\\n`` after each), with
+        f-strings; ``None`` when a job id or the workload's name would be quoted, or a row would
+        not be valid."""
+        if _QUOTED.search(name) or any(_QUOTED.search(i) for i in wl.ids):
+            return None
+        c = columns()
+        if c is None:
+            return None
+        state = {o: f"{int(o == 'completed')},{_STATE[o]}" for o in _STATE}
+        return "".join([f"{job},{name},,{sub!r},{p},{req!r},{state[o]},{s!r},{ex!r},{e!r},{s - sub!r},{tu!r},{st!r},"
+                        f"{alloc},-1.0,{o}\r\n" for job, sub, p, req, o, s, ex, e, tu, st, alloc in zip(*c)]), len(c[0])
+
+    return JobRecords(make, rows, text)
 
 
 def write_jobs_csv(records: Iterable[JobRecord], path: str | Path) -> int:
@@ -178,6 +207,10 @@ def write_jobs_csv(records: Iterable[JobRecord], path: str | Path) -> int:
         writer = csv.writer(fh)
         writer.writerow(COLUMNS)
         if isinstance(records, JobRecords):
+            text = records.text()
+            if text is not None:
+                fh.write(text[0])
+                return text[1]
             rows = records.rows()
             writer.writerows(rows)
             return len(rows)

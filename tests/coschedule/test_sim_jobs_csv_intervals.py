@@ -85,3 +85,13 @@ def test_a_run_the_records_refuse_is_refused_the_same_way(tmp_path):
     with pytest.raises(InvalidSchedule, match="needs submission <= start <= finish"):
         write_jobs_csv(job_records(bad), tmp_path / "x.csv")
     assert np.isclose(result.attempts[0].start, 5.0)
+
+
+def test_ids_that_csv_quotes(tmp_path):
+    """Job ids or a workload name with a comma, a quote or a line end: the rows go through csv,
+    which quotes them, as before."""
+    for ids, name in ((("a,b", 'say "x"', "c"), "w"), (("1", "2", "3"), "a,b"), (("1", "2\n", "3"), "w")):
+        w = Workload(ids, [0.0, 1.0, 2.0], [1, 2, 1], [10.0, 10.0, 10.0], [5.0, 6.0, 7.0], 2, name=name)
+        result = run_batch(w, "easy")
+        same_file(result, tmp_path)
+        assert job_records(result).text() is None
