@@ -693,3 +693,24 @@ def test_report_tells_how_failures_were_met(stealing_db):
     assert ("how failures were met" in text) is stole
     base_only = format_batch_tables(summarize_batch([r for r in rows if r["policy"] == "conservative"]))
     assert "how failures were met" not in base_only
+
+
+def test_a_cell_validates_its_run(monkeypatch):
+    """A cell's run goes through the validator before its row is made (as `coschedule batch`):
+    a run the validator refuses fails the cell with the validator's line."""
+    import coschedule.sim.validate as validate_module
+    from coschedule.errors import InvalidSchedule
+
+    cell = next(c for c in small_spec().normalized().cells() if c.node_mtbf is not None)
+    seen = []
+    real = validate_module.validate_run
+    monkeypatch.setattr(validate_module, "validate_run", lambda r, **kw: seen.append(r) or real(r, **kw))
+    row = simulate_batch_cell(cell)
+    assert len(seen) == 1 and row["failures"] == len(seen[0].failures)
+
+    def refuse(result, **kw):
+        raise InvalidSchedule("job j1: attempt 0 runs on node 3 while it is down at t = 5")
+
+    monkeypatch.setattr(validate_module, "validate_run", refuse)
+    with pytest.raises(InvalidSchedule, match="node 3 while it is down"):
+        simulate_batch_cell(cell)

@@ -187,8 +187,12 @@ def failure_seed(seed: int, key: str, node_mtbf: float, index: int) -> int:
 
 def simulate_batch_cell(cell: BatchCell, backend: str = "auto") -> dict[str, Any]:
     """Run one cell; the row the store keeps. ``backend="reference"`` runs the reference event
-    loop, anything else lets ``run_batch`` pick (its compiled kernel gives the same numbers)."""
+    loop, anything else lets ``run_batch`` pick (its compiled kernel gives the same numbers).
+    The run is checked by the validator (:func:`~coschedule.sim.validate.validate_run`) before
+    its row is made, as ``coschedule batch`` checks its run: a cell whose run breaks a rule
+    fails with that rule's one line, and nothing of it is stored."""
     from coschedule.heuristics.batch.run import run_batch
+    from coschedule.sim.validate import validate_run
 
     t0 = time.perf_counter()
     result = run_batch(cell.workload, cell.policy, node_mtbf=cell.node_mtbf, seed=cell.seed,
@@ -197,6 +201,7 @@ def simulate_batch_cell(cell: BatchCell, backend: str = "auto") -> dict[str, Any
                        knows_downtime=cell.knows_downtime, release=cell.release,
                        reservations="count" if cell.policy in ("fcfs", "easy") else cell.reservations,
                        backend="reference" if backend == "reference" else "auto")
+    validate_run(result)
     metrics = _jsonable(batch_metrics(result, cell.metrics))
     row: dict[str, Any] = {
         "id": cell.id, "source": cell.source, "workload": cell.workload_key, "jobs": cell.workload.n,
