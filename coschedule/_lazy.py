@@ -11,7 +11,7 @@ import importlib
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
-__all__ = ["attach"]
+__all__ = ["attach", "built_on_first_read"]
 
 
 def attach(package: str, exports: Mapping[str, Iterable[str]]
@@ -32,3 +32,18 @@ def attach(package: str, exports: Mapping[str, Iterable[str]]
         return sorted(set(vars(importlib.import_module(package))) | set(where))
 
     return __getattr__, __dir__
+
+
+def built_on_first_read(package: str, name: str, build: Callable[[], Any]) -> Callable[[str], Any]:
+    """``__getattr__`` for ``package`` whose attribute ``name`` is ``build()``, called the first
+    time it is read (a campaign simulator's ``SIMULATOR``: its adapter and report modules are
+    imported then, not when the registry lists the simulators)."""
+
+    def __getattr__(attr: str) -> Any:
+        if attr != name:
+            raise AttributeError(f"module {package!r} has no attribute {attr!r}")
+        value = build()
+        setattr(importlib.import_module(package), name, value)  # the next read is a plain lookup
+        return value
+
+    return __getattr__

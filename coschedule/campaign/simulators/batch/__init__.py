@@ -12,8 +12,9 @@ adapter and the report import numpy and the simulator, which the command line's 
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from coschedule._lazy import built_on_first_read
 from coschedule.campaign.registry import Simulator
 
 if TYPE_CHECKING:
@@ -34,8 +35,4 @@ def _build() -> Simulator:
     )
 
 
-def __getattr__(name: str) -> Any:
-    if name != "SIMULATOR":
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    globals()["SIMULATOR"] = value = _build()  # the next read is a plain lookup
-    return value
+__getattr__ = built_on_first_read(__name__, "SIMULATOR", _build)
