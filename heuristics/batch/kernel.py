@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from coschedule.heuristics.batch.backfilling import default_reservations
 from coschedule.heuristics.batch.engine import (
     _BLOCK,
     _CNT,
@@ -558,7 +559,7 @@ def simulate_kernel(workload, policy: str, *, failures, downtime: float, checkpo
     if release not in ("resubmission", "first"):
         raise ValueError(f"release must be one of resubmission, first, got {release!r}")
     if reservations is None:
-        reservations = "count" if code in (_FCFS, _EASY) else "nodes"
+        reservations = default_reservations(policy)
     if reservations not in ("count", "nodes") or reservations == "nodes" and code in (_FCFS, _EASY):
         raise ValueError(f"reservations={reservations!r}: 'count', or 'nodes' for conservative and node stealing")
     # the same per-job numbers as the reference, computed by the same code
