@@ -25,7 +25,7 @@ import sys
 from collections.abc import Sequence
 from types import ModuleType
 
-from .. import __version__
+from .. import __version__, signals
 from ..errors import CoscheduleError
 from .common import EXIT_USAGE, Formatter, OneLineErrorParser, compile_notice
 
@@ -78,13 +78,17 @@ def build_parser() -> OneLineErrorParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    command = "coschedule"
     try:
-        with compile_notice(args):  # the first run of a kernel says that it compiles, and where it goes
-            return int(args.func(args))
+        # Ctrl-C and SIGTERM at any instant: one line, 130 or 143 (never inside numba: coschedule.signals);
+        # the command line (no argv) ignores them once its command is over, a caller gets its handlers back
+        with signals.handled(command, last=argv is None) as handling:
+            args = build_parser().parse_args(argv)
+            command = handling.prefix = f"coschedule {args.command}"
+            with compile_notice(args):  # the first run of a kernel says that it compiles, and where it goes
+                return int(args.func(args))
     except CoscheduleError as e:
-        print(f"coschedule {args.command}: error: {e}", file=sys.stderr)
+        print(f"{command}: error: {e}", file=sys.stderr)
         return EXIT_USAGE
     except BrokenPipeError:  # e.g. `coschedule solvers | head -1`: the reader left
         try:
@@ -93,8 +97,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             pass
         return 0
     except OSError as e:
-        print(f"coschedule {args.command}: error: {e.filename or ''}: {e.strerror}", file=sys.stderr)
+        print(f"{command}: error: {e.filename or ''}: {e.strerror}", file=sys.stderr)
         return EXIT_USAGE
-    except KeyboardInterrupt:
-        print(f"coschedule {args.command}: interrupted", file=sys.stderr)
-        return 130
+    except KeyboardInterrupt as e:  # Ctrl-C, or SIGTERM (signals.Terminated)
+        print(f"{command}: {signals.reason(e)}", file=sys.stderr)
+        return signals.exit_status(e)

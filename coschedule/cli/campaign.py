@@ -502,7 +502,9 @@ def cmd_report(args: argparse.Namespace) -> int:
             if args.csv == "-":
                 export_csv(store, sys.stdout)
             else:
-                with open(args.csv, "w", newline="", encoding="utf-8") as fh:
+                from ..io.files import writing
+
+                with writing(args.csv, newline="") as fh:
                     k = export_csv(store, fh)
                 print(f"{k} cells written to {args.csv}", file=sys.stderr)
         if args.plot:

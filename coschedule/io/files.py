@@ -3,15 +3,19 @@
 :func:`read_file_bytes` and :func:`read_utf8` turn a missing, unreadable or undecodable file
 into a one-line :class:`~coschedule.errors.FormatError` (JSON instances, SWF traces and campaign
 specs all come through them); :func:`read_json` adds the line and column of a syntax error;
-:func:`save_json` writes atomically. Every format starts with ``format`` and ``version``
+:func:`writing` is the one way a file the user named is written: whole or not at all
+(:func:`save_json` goes through it). Every format starts with ``format`` and ``version``
 (:data:`FORMAT_VERSION`), checked by :func:`_check_header`.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from coschedule.errors import FormatError
 
@@ -49,12 +53,39 @@ def read_json(path: str | Path) -> Any:
         raise FormatError(f"{path}:{e.lineno}:{e.colno}: malformed JSON: {e.msg}") from None
 
 
-def save_json(data: Any, path: str | Path) -> None:
-    """Write JSON atomically (a temporary file renamed over the target)."""
+@contextlib.contextmanager
+def writing(path: str | Path, *, binary: bool = False, newline: str | None = None) -> Iterator[IO[Any]]:
+    """A file opened for writing in place of ``path``: what the block writes becomes ``path``
+    when the block ends, whole (a temporary file beside it, renamed over it), and nothing of it
+    is left when the block fails or is interrupted (Ctrl-C included): the temporary file is
+    removed, the former ``path`` kept as it was. A ``path`` that is a folder (or a link to one),
+    or whose folder does not exist, is a one-line :class:`FormatError` naming ``path``."""
     path = Path(path)
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(json.dumps(data, indent=2, allow_nan=False) + "\n", encoding="utf-8")
-    tmp.replace(path)
+    if path.is_dir():
+        raise FormatError(f"{path}: is a directory, expected a file to write")
+    folder = path.parent
+    if not folder.is_dir():
+        raise FormatError(f"{path}: no such directory: {folder}")
+    tmp = folder / f".{path.name}.{os.getpid()}.tmp"
+    try:
+        with open(tmp, "wb" if binary else "w", **({} if binary else {"encoding": "utf-8", "newline": newline})) as fh:
+            yield fh
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            tmp.unlink()
+        raise
+
+
+def write_text(path: str | Path, text: str, *, newline: str | None = None) -> None:
+    """Write ``text`` (UTF-8) to ``path`` through :func:`writing`."""
+    with writing(path, newline=newline) as fh:
+        fh.write(text)
+
+
+def save_json(data: Any, path: str | Path) -> None:
+    """Write JSON through :func:`writing` (whole or not at all)."""
+    write_text(path, json.dumps(data, indent=2, allow_nan=False) + "\n")
 
 
 def _check_header(data: Any, where: str, expected: str) -> None:

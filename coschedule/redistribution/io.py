@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 
 from coschedule.errors import FormatError, InvalidInstance
-from coschedule.io.files import FORMAT_VERSION, _check_header, _field, read_json, save_json
+from coschedule.io.files import FORMAT_VERSION, _check_header, _field, read_json, save_json, writing
 from coschedule.io.moldable import INSTANCE_FORMAT, instance_from_dict
 from coschedule.redistribution.model import MalleablePack
 
@@ -221,7 +221,7 @@ def write_timeline_csv(result: Any, path: str | Path) -> int:
     """Write :func:`timeline_rows` as CSV (a header line; floats with ``repr`` precision, so that
     reading them back gives the same numbers). Returns the number of rows."""
     rows = timeline_rows(result)
-    with open(path, "w", encoding="utf-8", newline="") as fh:
+    with writing(path, newline="") as fh:
         w = csv.writer(fh, lineterminator="\n")
         w.writerow(TIMELINE_COLUMNS)
         for r in rows:

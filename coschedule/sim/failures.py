@@ -27,7 +27,7 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import FormatError, InvalidInstance
-from ..io.files import read_utf8
+from ..io.files import read_utf8, write_text
 from ..rng import Seed, as_generator
 
 __all__ = ["FailureTrace", "poisson_failures", "read_failures", "uniform_failures", "write_failures"]
@@ -208,4 +208,4 @@ def write_failures(trace: FailureTrace, path: str | Path) -> None:
     """Write ``trace`` as a ``time,node`` CSV file (times with ``repr`` precision: a round trip
     gives the same floats)."""
     rows = [HEADER] + [f"{t!r},{n}" for t, n in zip(trace.times.tolist(), trace.nodes.tolist())]
-    Path(path).write_text("\n".join(rows) + "\n", encoding="utf-8")
+    write_text(path, "\n".join(rows) + "\n")

@@ -30,6 +30,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import InvalidSchedule
+from ..io.files import writing
 from .intervals import format_many
 from .nodesets import format_nodes
 from .result import OUTCOMES, AttemptTable, SimulationResult
@@ -203,7 +204,7 @@ def write_jobs_csv(records: Iterable[JobRecord], path: str | Path) -> int:
     """Write ``records`` as a Batsim ``jobs.csv``; returns the number of rows. A run's
     :class:`JobRecords` are written from its columns."""
     count = 0
-    with open(path, "w", newline="", encoding="utf-8") as fh:
+    with writing(path, newline="") as fh:
         writer = csv.writer(fh)
         writer.writerow(COLUMNS)
         if isinstance(records, JobRecords):

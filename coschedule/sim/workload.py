@@ -32,7 +32,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import FormatError, InvalidInstance
-from ..io.files import read_utf8
+from ..io.files import read_utf8, write_text
 
 __all__ = ["Workload", "read_batsim", "workload_from_swf", "write_batsim"]
 
@@ -209,4 +209,4 @@ def write_batsim(workload: Workload, path: str | Path) -> None:
         jobs.append({"id": jid, "subtime": float(workload.submit[k]), "res": int(workload.nodes[k]),
                      "walltime": float(workload.walltime[k]), "profile": name})
     data = {"nb_res": workload.n_nodes, "jobs": jobs, "profiles": profiles}
-    Path(path).write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
+    write_text(path, json.dumps(data, indent=1) + "\n")

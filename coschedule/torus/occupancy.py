@@ -36,7 +36,7 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import FormatError, InvalidInstance
-from ..io.files import read_utf8
+from ..io.files import read_utf8, write_text
 from ..rng import Seed, as_generator
 from .geometry import Dims, check_dims, check_occupancy, format_dims, parse_dims
 
@@ -176,7 +176,7 @@ def format_occupancy(occupied: object, *, comment: str | None = None) -> str:
 
 def write_occupancy(occupied: object, path: str | Path, *, comment: str | None = None) -> None:
     """Write :func:`format_occupancy` to ``path``."""
-    Path(path).write_text(format_occupancy(occupied, comment=comment), encoding="utf-8")
+    write_text(path, format_occupancy(occupied, comment=comment))
 
 
 def random_occupancy(dims: Sequence[int], fraction: float, *, seed: Seed = None) -> np.ndarray:

@@ -338,3 +338,44 @@ def test_solution_from_dict():
     )
     assert cs == CoSchedule((Pack.of([(1, 2), (0, 1)]),))
     assert header == {"format": SOLUTION_FORMAT, "version": 1, "cost": 3.0}
+
+
+# ---------------------------------------------------------------- writing a user's file
+
+
+def test_writing_replaces_the_file_whole_only_when_the_block_ends(tmp_path):
+    from coschedule.io.files import writing
+
+    target = tmp_path / "out.csv"
+    target.write_text("former\n")
+    with writing(target) as fh:
+        fh.write("new\n")
+        assert target.read_text() == "former\n"  # not yet
+    assert target.read_text() == "new\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out.csv"]
+
+
+@pytest.mark.parametrize("error", [KeyboardInterrupt, ValueError])
+def test_writing_leaves_nothing_when_the_block_fails(tmp_path, error):
+    from coschedule.io.files import writing
+
+    target = tmp_path / "out.csv"
+    target.write_text("former\n")
+    with pytest.raises(error), writing(target) as fh:
+        fh.write("half")
+        raise error()
+    assert target.read_text() == "former\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out.csv"]  # no temporary file
+
+
+def test_writing_refuses_a_folder_and_a_missing_folder_naming_the_path(tmp_path):
+    from coschedule.io.files import writing
+
+    (tmp_path / "d").mkdir()
+    (tmp_path / "link").symlink_to(tmp_path / "d")
+    for path, message in [(tmp_path / "d", "is a directory"), (tmp_path / "link", "is a directory"),
+                          (tmp_path / "nodir" / "x.json", "no such directory")]:
+        with pytest.raises(FormatError, match=message) as info, writing(path):
+            pass
+        assert str(info.value).startswith(f"{path}: ")
+    assert (tmp_path / "link").is_symlink()

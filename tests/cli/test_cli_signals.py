@@ -1,0 +1,136 @@
+"""Ctrl-C and SIGTERM at any instant of a command: one line, exit 130 or 143, no crash.
+
+Before :mod:`coschedule.signals`, a Ctrl-C that arrived while the compiled batch kernel ran was
+raised inside numba's boxing of the kernel's results (a Python callback from C that does not
+check for an exception) and crashed the interpreter: a segmentation fault, exit -11. Each run
+here is a fresh process, signalled at an instant drawn from a seeded generator inside its own
+uninterrupted duration, so that the instants cover reading the trace, importing numba, loading
+the kernels, the kernel itself and what follows it.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from coschedule import signals
+
+BATCH = ["batch", "KTH-SP2-1996-2.1-cln", "--policy", "conservative", "--node-mtbf", "1e7", "--downtime", "3600",
+         "--checkpoint-cost", "300", "-o", "jobs.csv"]
+
+
+def _env() -> dict[str, str]:
+    env = dict(os.environ)
+    env["PYTHONFAULTHANDLER"] = "1"  # a crash prints its stack: the assertion shows it
+    return env
+
+
+def _run(args: list[str], cwd: Path, signum: int | None = None, after: float = 0.0) -> tuple[int, list[str], float]:
+    """``coschedule ARGS`` in a fresh process, sent ``signum`` ``after`` seconds in: its status,
+    its stderr lines but the compile notice, and the seconds from the signal to its end."""
+    proc = subprocess.Popen([sys.executable, "-m", "coschedule", *args], cwd=cwd, env=_env(),
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    t0 = time.perf_counter()
+    if signum is not None:
+        time.sleep(after)
+        t0 = time.perf_counter()
+        proc.send_signal(signum)
+    _, err = proc.communicate(timeout=300)
+    lines = [line for line in err.splitlines() if not line.startswith("coschedule: compiling")]
+    return proc.returncode, lines, time.perf_counter() - t0
+
+
+def test_a_batch_run_signalled_at_20_random_instants_ends_with_one_line(tmp_path: Path) -> None:
+    code, lines, whole = _run(BATCH, tmp_path)  # loads (or compiles) the kernel; its duration
+    assert code == 0, lines
+    whole_file = (tmp_path / "jobs.csv").read_bytes()
+    (tmp_path / "jobs.csv").unlink()
+    rng = np.random.default_rng(26)
+    outcomes = []
+    for i in range(20):
+        signum = signal.SIGINT if i % 2 == 0 else signal.SIGTERM
+        after = float(rng.uniform(0.15, 0.9 * whole))  # from the end of the interpreter's start-up
+        code, lines, _ = _run(BATCH, tmp_path, signum, after)
+        outcomes.append((signum.name, round(after, 2), code, lines))
+        if code == 0:  # the run ended before the signal (a loaded machine runs it faster later)
+            (tmp_path / "jobs.csv").unlink()
+            continue
+        word = "interrupted" if signum == signal.SIGINT else "terminated"
+        assert code == 128 + signum and lines == [f"coschedule batch: {word}"], outcomes[-1]
+        if (tmp_path / "jobs.csv").exists():  # written before the signal came: whole, never half
+            assert (tmp_path / "jobs.csv").read_bytes() == whole_file
+            (tmp_path / "jobs.csv").unlink()
+    assert not list(tmp_path.iterdir())  # no temporary file left behind
+    assert sum(o[2] != 0 for o in outcomes) >= 15, outcomes  # most signals landed in the run
+
+
+@pytest.fixture(scope="module")
+def pack(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    where = tmp_path_factory.mktemp("pack")
+    code, lines, _ = _run(["redistrib", "generate", "--n", "1000", "--P", "10000", "--seed", "0", "-o", "pack.json"],
+                          where)
+    assert code == 0, lines
+    return where / "pack.json"
+
+
+COMMANDS = {  # each runs for several seconds; the signal comes 1 s in
+    "torus-simulate": ["torus", "simulate", "NASA-iPSC-1993-3.1-cln", "--policy", "balancing", "--failure-count",
+                       "4000", "--seed", "0"],
+    "redistrib": ["redistrib", "PACK", "--at-end", "greedy", "--at-failure", "iterated", "--mtbf-years", "100",
+                  "--seed", "0"],
+    "solve": ["solve", "synthetic-n60-p32", "--k", "4", "--method", "ilp", "--time-limit", "60"],
+    "bench": ["bench", "kinp", "--quick"],
+}
+
+
+@pytest.mark.parametrize("name", list(COMMANDS))
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
+def test_other_commands_end_with_one_line(tmp_path: Path, pack: Path, name: str, signum: int) -> None:
+    args = [str(pack) if a == "PACK" else a for a in COMMANDS[name]]
+    code, lines, took = _run(args, tmp_path, signum, 1.0)
+    word = "interrupted" if signum == signal.SIGINT else "terminated"
+    assert code == 128 + signum and lines == [f"coschedule {args[0]}: {word}"], (code, lines)
+    assert took < 10
+
+
+def test_exit_status_and_reason() -> None:
+    assert signals.exit_status(KeyboardInterrupt()) == 130
+    assert signals.exit_status(signals.Terminated()) == 143
+    assert signals.reason(signals.Terminated()) == "terminated"
+    assert signals.reason(KeyboardInterrupt()) == "interrupted"
+    assert isinstance(signals.Terminated(), KeyboardInterrupt)  # every cleanup of Ctrl-C runs for SIGTERM
+
+
+def test_a_signal_inside_numba_waits_until_the_stack_leaves_it(tmp_path: Path) -> None:
+    """The handler itself: delivered while a frame of numba is on the stack, it raises nothing
+    and delivers the signal again until it is out; then the exception lands in our code."""
+    probe = r"""
+import signal, sys, time
+from coschedule import signals
+import numba.core.serialize as S
+seen = []
+def inside():  # a stand-in for numba's callback: its frame's file is numba's
+    signal.raise_signal(signal.SIGINT)
+    for _ in range(200):
+        sum(range(1000))  # Python code runs: the handler is called here, and must not raise
+    seen.append("left numba")
+exec(compile("def in_numba(f):\n    f()\n", S.__file__, "exec"), globals())
+with signals.handled("probe"):
+    try:
+        in_numba(inside)
+        t0 = time.perf_counter()
+        while time.perf_counter() - t0 < 5:
+            sum(range(1000))
+        print("never raised")
+    except KeyboardInterrupt:
+        print("raised after", seen)
+"""
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60, cwd=tmp_path)
+    assert out.stdout.strip() == "raised after ['left numba']", out
