@@ -218,6 +218,16 @@ class Progress:
         if self.mode == "bar":
             self._draw()
 
+    def say(self, text: str) -> None:
+        """``LABEL: text`` on the stream now, in every mode ("off" included: what a run says when
+        it is stopped is not progress); a bar is cleared around it."""
+        with self._lock:
+            if self.mode == "bar" and self._bar is not None:
+                self._bar.write(f"{self.label}: {text}", file=self.stream)
+                return
+            self.stream.write(f"{self.label}: {text}\n")
+            self.stream.flush()
+
     def close(self) -> None:
         self._stop.set()
         if self._thread is not None:

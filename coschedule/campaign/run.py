@@ -14,6 +14,7 @@ import contextlib
 import itertools
 import os
 import signal
+import sys
 import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
@@ -21,6 +22,7 @@ from dataclasses import dataclass
 from typing import Any, TextIO
 
 from coschedule.errors import SolverUnavailable
+from coschedule.signals import Terminated
 
 from .progress import HAVE_NUMBA, Progress, total_cost
 from .spec import CampaignSpec
@@ -28,6 +30,9 @@ from .store import ResultStore
 
 __all__ = ["HAVE_NUMBA", "NO_NUMBA_NOTE", "Progress", "RunSummary", "run_campaign", "simulate_cell"]
 
+
+#: prctl's request for a signal when the parent process ends (linux/prctl.h)
+_PR_SET_PDEATHSIG = 1
 
 #: how long ``--dask ADDRESS`` waits for the scheduler before giving up
 DASK_CONNECT_TIMEOUT = "10s"
@@ -149,7 +154,7 @@ def _run(spec: Any, db: str, client: Any, workers: int | None, show: dict[str, A
         t0 = time.perf_counter()
         try:
             if client is not None:
-                name, nworkers = "dask", _run_dask(todo, client, backend, record)
+                name, nworkers = "dask", _run_dask(todo, client, backend, record, bar.say)
             else:
                 nworkers = workers or os.cpu_count() or 1
                 name = "local"
@@ -157,7 +162,7 @@ def _run(spec: Any, db: str, client: Any, workers: int | None, show: dict[str, A
                     for cell in todo:
                         record(simulate_cell(cell, backend))
                 else:
-                    _run_pool(todo, nworkers, backend, record)
+                    _run_pool(todo, nworkers, backend, record, bar.say)
         finally:
             bar.close()
         return RunSummary(db, total, skipped[0], computed[0], time.perf_counter() - t0, name, nworkers,
@@ -169,14 +174,19 @@ def _take(it: Iterator[Any], k: int) -> Iterator[Any]:
     return itertools.islice(it, k)
 
 
-def _run_pool(todo: Iterator[Any], workers: int, backend: str, record: Callable[[dict[str, Any]], None]) -> None:
+def _run_pool(todo: Iterator[Any], workers: int, backend: str, record: Callable[[dict[str, Any]], None],
+              say: Callable[[str], None]) -> None:
+    """The cells on ``workers`` local processes. Ctrl-C: no new cell starts, the cells already
+    started finish and are saved (``say`` tells how many, at once); a second Ctrl-C, or SIGTERM
+    (:class:`coschedule.signals.Terminated`), stops the workers at once. No worker outlives this
+    function, nor this process (:func:`_worker_start`)."""
     import multiprocessing as mp
 
     limit = 2 * workers + 2  # cells in flight: enough to keep every worker busy, few to lose
     ex = ProcessPoolExecutor(max_workers=workers, mp_context=mp.get_context("spawn"),
-                             initializer=_worker_ignores_sigint)
+                             initializer=_worker_start, initargs=(os.getpid(),))
+    pending: set[Future[dict[str, Any]]] = set()
     try:
-        pending: set[Future[dict[str, Any]]] = set()
         exhausted = False
         while True:
             while not exhausted and len(pending) < limit:
@@ -191,11 +201,49 @@ def _run_pool(todo: Iterator[Any], workers: int, backend: str, record: Callable[
             finished, pending = wait(pending, return_when=FIRST_COMPLETED)
             for fut in finished:
                 record(fut.result())
+    except KeyboardInterrupt as stop:
+        if not isinstance(stop, Terminated):
+            try:
+                _finish_started(pending, record, say)
+            except BaseException:
+                _stop_now(ex)
+                raise
+        _stop_now(ex)
+        raise
     except BaseException:
-        ex.shutdown(wait=False, cancel_futures=True)
-        _terminate(ex)
+        _stop_now(ex)
         raise
     ex.shutdown(wait=True)
+
+
+def _finish_started(pending: set[Future[dict[str, Any]]], record: Callable[[dict[str, Any]], None],
+                    say: Callable[[str], None]) -> None:
+    """After a first Ctrl-C: cancel the cells no worker has taken, save those that were taken
+    as they end."""
+    started = {f for f in pending if not f.cancel()}  # running, or queued to a worker, or done
+    say(f"Ctrl-C: finishing the {len(started)} cell{'s' if len(started) != 1 else ''} already started, "
+        "each saved as it ends (Ctrl-C again stops now)")
+    while started:
+        finished, started = wait(started, return_when=FIRST_COMPLETED)
+        for fut in finished:
+            record(fut.result())
+
+
+def _stop_now(ex: ProcessPoolExecutor) -> None:
+    """Stop the workers now (a second Ctrl-C, SIGTERM, an error): their running cells are lost,
+    nothing saved is; every worker has exited when this returns (killed after 1 s if need be)."""
+    procs = list((getattr(ex, "_processes", None) or {}).values())
+    ex.shutdown(wait=False, cancel_futures=True)
+    for p in procs:
+        with contextlib.suppress(OSError, ValueError):  # already gone
+            p.terminate()
+    deadline = time.monotonic() + 1.0
+    for p in procs:
+        with contextlib.suppress(OSError, ValueError, AssertionError):
+            p.join(max(0.0, deadline - time.monotonic()))
+            if p.is_alive():
+                p.kill()
+                p.join(1.0)
 
 
 @contextlib.contextmanager
@@ -205,7 +253,7 @@ def _sigint_blocked() -> Iterator[None]:
     Ctrl-C reaches the whole process group: the main process stops the pool and says how to
     resume; a worker must neither print a traceback nor die mid-cell on its own. A worker is
     started with SIGINT blocked (the mask is inherited) and ignores it before unblocking
-    (:func:`_worker_ignores_sigint`), so no instant of its start-up can be interrupted. A SIGINT
+    (:func:`_worker_start`), so no instant of its start-up can be interrupted. A SIGINT
     that arrives meanwhile in the main process is delivered when the block ends.
     """
     if not hasattr(signal, "pthread_sigmask"):
@@ -218,19 +266,21 @@ def _sigint_blocked() -> Iterator[None]:
         signal.pthread_sigmask(signal.SIG_SETMASK, old)
 
 
-def _worker_ignores_sigint() -> None:
-    """Pool initializer: ignore Ctrl-C (the main process handles it), then unblock it."""
+def _worker_start(parent: int) -> None:
+    """Pool initializer: die with the parent (Linux: the kernel sends SIGKILL when the parent
+    ends, however it ends, ``kill -9`` included), ignore Ctrl-C (the main process handles it:
+    the worker finishes its cell), then unblock it."""
+    if sys.platform.startswith("linux"):
+        with contextlib.suppress(OSError, AttributeError):
+            import ctypes
+
+            libc = ctypes.CDLL(None, use_errno=True)
+            libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
+            if os.getppid() != parent:  # the parent was gone before the request
+                os._exit(1)
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     if hasattr(signal, "pthread_sigmask"):
         signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
-
-
-def _terminate(ex: ProcessPoolExecutor) -> None:
-    """Stop the workers now (on Ctrl-C or an error): their cells are lost, nothing else."""
-    procs = getattr(ex, "_processes", None) or {}
-    for p in list(procs.values()):
-        with contextlib.suppress(OSError, ValueError):  # already gone
-            p.terminate()
 
 
 def _dask_client(dask: str | Any) -> Any:
@@ -247,20 +297,38 @@ def _dask_client(dask: str | Any) -> Any:
         raise SolverUnavailable(f"cannot reach the Dask scheduler at {dask}: {e}") from None
 
 
-def _run_dask(todo: Iterator[Any], client: Any, backend: str, record: Callable[[dict[str, Any]], None]) -> int:
+def _run_dask(todo: Iterator[Any], client: Any, backend: str, record: Callable[[dict[str, Any]], None],
+              say: Callable[[str], None]) -> int:
+    """The cells on a Dask cluster; Ctrl-C as :func:`_run_pool` (the cells submitted finish and
+    are saved; a second Ctrl-C, or SIGTERM, cancels them)."""
     from distributed import as_completed
 
     nworkers = max(1, sum(w.get("nthreads", 1) for w in client.scheduler_info()["workers"].values()))
     limit = 2 * nworkers + 2
     first = [client.submit(simulate_cell, c, backend, pure=False) for c in _take(todo, limit)]
     queue = as_completed(first)
-    for fut in queue:
-        row = fut.result()
-        fut.release()
-        record(row)
-        nxt = next(todo, None)
-        if nxt is not None:
-            queue.add(client.submit(simulate_cell, nxt, backend, pure=False))
+    try:
+        for fut in queue:
+            row = fut.result()
+            fut.release()
+            record(row)
+            nxt = next(todo, None)
+            if nxt is not None:
+                queue.add(client.submit(simulate_cell, nxt, backend, pure=False))
+    except KeyboardInterrupt as stop:
+        if isinstance(stop, Terminated):
+            client.cancel(list(queue.futures))
+            raise
+        say(f"Ctrl-C: finishing the {queue.count()} cells submitted, each saved as it ends (Ctrl-C again stops now)")
+        try:
+            for fut in queue:  # nothing new is submitted
+                row = fut.result()
+                fut.release()
+                record(row)
+        except BaseException:
+            client.cancel(list(queue.futures))
+            raise
+        raise
     return nworkers
 
 

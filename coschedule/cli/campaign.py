@@ -379,12 +379,14 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     try:
         summary = run_campaign(spec, db, workers=args.workers, dask=args.dask, progress=progress,
                                log_interval=args.log_interval)
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as e:  # Ctrl-C (after the started cells finished, or a second one), SIGTERM
+        from .. import signals
+
         with ResultStore.open(db) as store:
             done = store.count()
-        print(f"coschedule simulate: interrupted; {done} of {cells} cells saved in {db}; "
+        print(f"coschedule simulate: {signals.reason(e)}; {done} of {cells} cells saved in {db}; "
               "run the same command again to resume", file=sys.stderr)
-        return 130
+        return signals.exit_status(e)
     if args.json:
         json.dump({"name": spec.name, **summary.to_dict(), "simulations": summary.computed * spec.runs_per_cell},
                   sys.stdout, indent=2)
@@ -397,6 +399,19 @@ def cmd_simulate(args: argparse.Namespace) -> int:
               f"{summary.backend} workers ({shown} simulations/s); results in {db}")
         print(f"next: coschedule report {db}")
     return 0
+
+
+def _check_figure(args: argparse.Namespace, db: str, simulator: str) -> None:
+    """``--figure`` must name a figure of the database's kind, and go with ``--plot``."""
+    if args.figure is None:
+        return
+    figures = {"batch": BATCH_FIGURES, "torus": TORUS_FIGURES}.get(simulator, {})
+    if not args.plot:
+        raise CampaignError(f"--figure {args.figure} chooses what --plot draws: add --plot FILE")
+    if args.figure not in figures:
+        what = (f"its figures are {', '.join(figures)}" if figures
+                else "--plot draws its one figure: leave --figure out")
+        raise CampaignError(f"{db}: --figure {args.figure} is not a figure of a {simulator} campaign; {what}")
 
 
 def _filters(args: argparse.Namespace, simulator: str) -> list[tuple[str, str, Any]]:
@@ -494,6 +509,7 @@ def cmd_report(args: argparse.Namespace) -> int:
             print(f"coschedule report: {db}: {missing:,} of {grid:,} cells missing (the campaign "
                   "is unfinished: run the same coschedule simulate again to complete it); the tables "
                   "and figures average only the cells present", file=sys.stderr)
+        _check_figure(args, db, store.simulator)
         if args.plot and not (sim.plots or sim.figure):
             raise CampaignError(f"{db}: --plot draws the figures of rigid campaigns; a {store.simulator} campaign "
                                 "has none yet (its tables, --csv or --json say it all)")
