@@ -51,11 +51,13 @@ def build_parser() -> OneLineErrorParser:
         formatter_class=Formatter,
         description="Scheduling parallel jobs on failure-prone HPC platforms. Exact solvers that "
         "state what they proved, the heuristics of the literature, their guarantees and "
-        "counterexamples, and simulation campaigns on synthetic and real workloads, for two "
-        "problems: co-scheduling moldable tasks in packs (k-in-p; Aupy et al., 2017) and rigid "
-        "jobs under silent errors (R-List, R-Shelf, R-ShelfFill; Benoit et al., IJNC 2021); and "
-        "online batch scheduling on nodes that fail (FCFS, EASY, conservative backfilling; Du et "
-        "al., 2024).",
+        "counterexamples, and simulation campaigns on synthetic and real workloads, for five "
+        "problems: co-scheduling moldable tasks in packs (k-in-p; Aupy et al., 2017); rigid jobs "
+        "under silent errors (R-List, R-Shelf, R-ShelfFill; Benoit et al., IJNC 2021); online batch "
+        "scheduling on nodes that fail (FCFS, EASY, conservative backfilling, node stealing; Du et "
+        "al., 2024); fault-aware scheduling on a 3-D torus (Krevat's FCFS, Balancing, Tie-breaking; "
+        "Oliner et al., 2004); and malleable applications whose processors are redistributed after "
+        "an end or a failure (Aupy et al., 2017).",
         epilog="examples:\n"
         "  coschedule solve instances/kinp/figure-1-1.json --k 3 --compare     # k-in-p optimum\n"
         "  coschedule run pack-approx instances/kinp/synthetic-n12-p32.json\n"

@@ -163,7 +163,7 @@ def cmd_solve(args: argparse.Namespace) -> int:
             }
         emit_json(out)
         return 0
-    print(_instance_line(instance, args.instance) + f", k = {k}")
+    print(_instance_line(instance, args.instance) + _k_said(k, args.k))
     print(res.describe() + f"  [{res.time:.3g} s]")
     if res.solution is not None:
         print(_packs(len(res.solution.packs)) + ":")
@@ -177,6 +177,11 @@ def cmd_solve(args: argparse.Namespace) -> int:
     if args.output:
         print(f"solution written to {args.output}")
     return 0
+
+
+def _k_said(k: int, given: int | None) -> str:
+    """``, k = 3``; without ``--k``, that k is p (at most p tasks per pack, i.e. no limit)."""
+    return f", k = {k}" if given is not None else f", k = {k} (no --k given: k = p, no limit on the tasks per pack)"
 
 
 def cmd_run(args: argparse.Namespace) -> int:
@@ -216,7 +221,7 @@ def cmd_run(args: argparse.Namespace) -> int:
             "solution": coschedule_to_dict(instance, cs, k=k),
         })
         return 0
-    print(_instance_line(instance, args.instance) + f", k = {k}")
+    print(_instance_line(instance, args.instance) + _k_said(k, args.k))
     print(f"{args.heuristic}: cost {cost:.6g} with {_packs(len(cs.packs))}")
     print(_pack_table(instance, cs))
     if res is not None:

@@ -61,6 +61,22 @@ def test_time_limited_ilp_never_claims_optimal(capsys, tmp_path):
     assert status in ("feasible", "unknown")
 
 
+def test_without_k_the_output_says_k_is_p(capsys):
+    code, out, _ = run(capsys, "run", "pack-approx", str(FIG))
+    assert code == 0 and ", k = 8 (no --k given: k = p, no limit on the tasks per pack)" in out.splitlines()[0]
+    code, out, _ = run(capsys, "run", "pack-approx", str(FIG), "--k", "3")
+    assert code == 0 and out.splitlines()[0].endswith(", k = 3")
+
+
+def test_top_level_help_names_the_five_problems(capsys):
+    with pytest.raises(SystemExit):
+        main(["--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    assert "for five problems" in text
+    for name in ("k-in-p", "R-List", "conservative backfilling", "torus", "malleable"):
+        assert name in text
+
+
 def test_run_reports_ratio_at_least_one(capsys):
     code, out, _ = run(capsys, "run", "pack-approx", str(FIG), "--json")
     assert code == 0

@@ -94,6 +94,18 @@ def test_report_errors(capsys, tmp_path):
     assert code == 2 and "not a campaign database" in err and err.count("\n") == 1
 
 
+def test_report_refuses_a_figure_it_cannot_draw(capsys, tmp_path):
+    """``--figure`` of another kind of campaign, or without ``--plot``: one line, exit 2, no file."""
+    db = tmp_path / "c.sqlite"
+    assert run(capsys, "simulate", *GRID, "--db", db, "--workers", "1", "--quiet")[0] == 0
+    code, _, err = run(capsys, "report", db, "--plot", tmp_path / "r.png", "--figure", "ratios")
+    assert code == 2 and err.count("\n") == 1
+    assert "--figure ratios is not a figure of a rigid campaign; --plot draws its one figure" in err
+    code, _, err = run(capsys, "report", db, "--figure", "ratios")
+    assert code == 2 and "--figure ratios chooses what --plot draws: add --plot FILE" in err
+    assert not list(tmp_path.glob("r*.png"))
+
+
 def test_other_spec_database_is_refused(capsys, tmp_path):
     db = tmp_path / "c.sqlite"
     assert run(capsys, "simulate", *GRID, "--db", db, "--workers", "1", "--quiet")[0] == 0
