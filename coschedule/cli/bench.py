@@ -477,7 +477,7 @@ def register(sub: Any) -> None:
         "  coschedule bench rlist --quick            # 100 scenarios of 100 jobs, fast vs reference\n"
         "  coschedule bench rlist --baseline-binary ./job-scheduling/main   # and the authors' simulator\n"
         "  coschedule bench campaign                 # a tenth of Fig. 5 (about 5 min on 2 cores)\n"
-        "  coschedule bench campaign --spec campaigns/fig5.toml   # the full Fig. 5 (about 46 min)\n"
+        "  coschedule bench campaign --spec fig5   # the full Fig. 5 (about 46 min)\n"
         "  coschedule bench batch                    # about 4 minutes with AccaSim\n"
         "  coschedule bench batch --cases kth-easy --no-accasim --json\n"
         "  coschedule bench torus                    # about a minute\n"
@@ -505,7 +505,7 @@ def register(sub: Any) -> None:
                    "torus: runs of the fast finder, the least time kept (default 5); redistrib: runs per "
                    "configuration, the least CPU kept (default 3; 1 with --quick)")
     p.add_argument("--no-accasim", action="store_true", help="batch: do not run AccaSim (it prints 'not measured')")
-    p.add_argument("--spec", help="campaign: the TOML spec (default campaigns/fig5-tenth.toml)")
+    p.add_argument("--spec", help="campaign: the TOML spec (default fig5-tenth)")
     p.add_argument("--workers", type=positive_int, help="campaign: worker processes (default all cores)")
     p.add_argument("--baseline-binary", metavar="PATH",
                    help="rlist, campaign: run this program (the authors' simulator's interface, see above) "

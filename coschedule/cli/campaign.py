@@ -35,14 +35,14 @@ HELP_ORDER = 50
 
 SIMULATE_EPILOG = """\
 examples:
-  coschedule simulate campaigns/fig5-tenth.toml            # a TOML spec; writes fig5-tenth.sqlite
+  coschedule simulate fig5-tenth            # a TOML spec; writes fig5-tenth.sqlite
   coschedule simulate fig5 --dry-run                       # a bundled spec by name; the grid's size
   coschedule simulate table1-kth --traces-dir ~/swf        # its trace from ~/swf if there, else bundled
   coschedule simulate --synthetic 30 --heuristic r-list-0,r-list-q --priority LPT,LA \\
       --qbar 0:0.9:0.1 --scenarios 100 --db sweep.sqlite
   coschedule simulate --trace KTH-SP2-1996-2.1-cln.swf.gz --days 30 \\
       --heuristic r-list-0,r-shelffill-b --qbar 0,0.05,0.1 --db kth.sqlite
-  coschedule simulate campaigns/fig5.toml --dask tcp://10.0.0.5:8786
+  coschedule simulate fig5 --dask tcp://10.0.0.5:8786
   coschedule simulate kth-batch-demo                       # a batch campaign (simulator = "batch")
   coschedule simulate --simulator batch --workload KTH-SP2-1996-2.1-cln.swf.gz --days 7 \\
       --policy conservative,easy --node-mtbf none,2.592e6 --downtime 600 --seeds 3 --db kth-batch.sqlite

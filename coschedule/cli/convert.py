@@ -84,10 +84,10 @@ def register(sub: Any) -> None:
         "is at least the run time, else the run time), on nb_res = MaxProcs (or --nodes) nodes, for "
         "coschedule batch.",
         epilog="examples:\n"
-        "  coschedule convert instances/traces/KTH-SP2-1996-2.1-cln.swf.gz --day 7 -o kth-day7.json\n"
+        "  coschedule convert KTH-SP2-1996-2.1-cln --day 7 -o kth-day7.json\n"
         "  coschedule convert KTH-SP2-1996-2.1-cln --day 7 -o kth-day7.json   # a bundled trace by name\n"
         "  coschedule run r-list-0 kth-day7.json --qbar 0.1\n"
-        "  coschedule run r-list-0 instances/traces/KTH-SP2-1996-2.1-cln.swf.gz --day 7 --qbar 0.1  "
+        "  coschedule run r-list-0 KTH-SP2-1996-2.1-cln --day 7 --qbar 0.1  "
         "# the same, read directly\n"
         "  coschedule convert KTH-SP2-1996-2.1-cln --to batsim -o kth.json   # the online jobs, for batch\n",
     )

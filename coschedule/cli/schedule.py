@@ -328,14 +328,14 @@ def register(sub: Any) -> None:
         "paper's ILP, matching for k = 2). Rigid jobs: T_OPT(f) under one failure scenario by "
         "CP-SAT, the optimal shelf schedule, or the best priority order for R-List. " + KINDS,
         epilog="examples:\n"
-        "  coschedule solve instances/kinp/figure-1-1.json --k 3\n"
+        "  coschedule solve figure-1-1 --k 3\n"
         "  coschedule solve figure-1-1 --k 3                 # the same, bundled (coschedule examples)\n"
         "  coschedule generate synthetic --n 12 --P 32 --seed 7 -o inst.json\n"
         "  coschedule solve inst.json --k 2                  # 2-in-p by matching (Thm 1.1)\n"
         "  coschedule solve inst.json --k 3 --method ilp --solver cbc --time-limit 10\n"
         "  coschedule solve inst.json --compare --plot packs.png -o solution.json\n"
-        "  coschedule solve instances/rigid/small-n8-P8.json --qbar 0.3 --seed 1   # T_OPT(f)\n"
-        "  coschedule solve instances/rigid/small-n8-P8.json --shelf --qbar 0.3\n",
+        "  coschedule solve small-n8-P8 --qbar 0.3 --seed 1   # T_OPT(f)\n"
+        "  coschedule solve small-n8-P8 --shelf --qbar 0.3\n",
     )
     p.add_argument("instance", help=INSTANCE_HELP)
     _add_common_options(p, "the solution")
@@ -357,10 +357,10 @@ def register(sub: Any) -> None:
         "reservation variants), R-Shelf and R-ShelfFill with (-b) or without (-nb) backfilling, "
         "under a priority rule. " + KINDS,
         epilog="examples:\n"
-        "  coschedule run pack-approx instances/kinp/figure-1-1.json\n"
-        "  coschedule run pack-approx instances/kinp/synthetic-n12-p32.json --k 3 --optimum always\n"
-        "  coschedule run r-list-0 instances/rigid/small-n8-P8.json --qbar 0.3 --seed 1 --gantt g.png\n"
-        "  coschedule run r-shelffill-b instances/rigid/synthetic-n20-P10000.json --priority LA --qbar 0.1\n",
+        "  coschedule run pack-approx figure-1-1\n"
+        "  coschedule run pack-approx synthetic-n12-p32 --k 3 --optimum always\n"
+        "  coschedule run r-list-0 small-n8-P8 --qbar 0.3 --seed 1 --gantt g.png\n"
+        "  coschedule run r-shelffill-b synthetic-n20-P10000 --priority LA --qbar 0.1\n",
     )
     p.add_argument("heuristic", help="moldable: pack-approx, make-pack-1, one-pack, sequential; "
                    "rigid: r-list-0, r-list-1, r-list-q, r-list-1-kept, r-list-q-kept, r-shelf-b, "
@@ -383,8 +383,8 @@ def register(sub: Any) -> None:
         "claimed makespan. Exit status 0 if valid, 1 if not, 2 on unreadable input.",
         epilog="examples:\n"
         "  coschedule verify inst.json solution.json\n"
-        "  coschedule run r-list-0 instances/rigid/small-n8-P8.json --qbar 0.3 --seed 1 -o sched.json\n"
-        "  coschedule verify instances/rigid/small-n8-P8.json sched.json\n",
+        "  coschedule run r-list-0 small-n8-P8 --qbar 0.3 --seed 1 -o sched.json\n"
+        "  coschedule verify small-n8-P8 sched.json\n",
     )
     p.add_argument("instance", help="instance file (JSON, or an SWF trace with --day), or a bundled one's name")
     p.add_argument("solution", help="the co-schedule (solve/run -o) or rigid schedule to check")
