@@ -145,7 +145,7 @@ def _n1000_command(repeat: int, progress: Progress) -> list[CommandRow]:
     with tempfile.TemporaryDirectory(prefix="coschedule-bench-redistrib-") as tmp:
         pack = f"{tmp}/pack-n1000-p10000.json"
         save_json(pack_to_dict(MalleablePack.synthetic(1000, 10000, seed=0)), pack)  # what `generate` writes
-        argv = ["redistrib", pack, "--at-end", "greedy", "--at-failure", "iterated", "--mtbf-years", "100",
+        argv = ["redistrib", pack, "--at-end", "greedy", "--at-failure", "iterated", "--node-mtbf", "100y",
                 "--seed", "0"]
         return [measure_command("n1000-command", argv, "coschedule.heuristics.redistribution:run_pack",
                                 repeat=repeat)]

@@ -331,14 +331,17 @@ def expected_failures(instance: RigidInstance, qbar: float) -> float:
 # ------------------------------------------------------------------------------- parsing
 
 
-def parse_values(text: str, kind: type, what: str) -> tuple[Any, ...]:
-    """``"0,0.1,0.3"`` or a range ``"START:STOP:STEP"`` (both ends included)."""
+def parse_values(text: str, kind: Any, what: str) -> tuple[Any, ...]:
+    """``"0,0.1,0.3"`` or a range ``"START:STOP:STEP"`` (both ends included); ``kind`` is
+    ``int``, ``float`` or a function from a string to a float (e.g.
+    :func:`coschedule.units.seconds`: ``"1h,6h,1d"``, ``"1h:10h:1h"``)."""
+    conv = float if kind in (int, float) else kind
     try:
         if ":" in text:
             parts = text.split(":")
             if len(parts) != 3:
                 raise ValueError
-            start, stop, step = (float(x) for x in parts)
+            start, stop, step = (conv(x) for x in parts)
             if step <= 0 or stop < start:
                 raise ValueError
             count = math.floor((stop - start) / step + 1e-9) + 1
@@ -352,7 +355,7 @@ def parse_values(text: str, kind: type, what: str) -> tuple[Any, ...]:
             if kind is int:
                 out.append(int(item))
             else:
-                out.append(float(item))
+                out.append(conv(item))
         return tuple(out)
     except ValueError:
         raise CampaignError(

@@ -18,11 +18,12 @@ from typing import TYPE_CHECKING, Any
 from ..errors import CoscheduleError, InvalidInstance
 from .common import (
     Formatter,
+    duration,
     emit_json,
     input_path,
     load_workload_arg,
+    nonnegative_duration,
     nonnegative_float,
-    positive_float,
     positive_int,
     write_figure,
 )
@@ -43,14 +44,18 @@ MAX_PRINTED_JOBS = 20
 
 
 def time_window(text: str) -> tuple[float, float]:
-    """``START:END`` in seconds, ``0 <= START < END`` (the utilization window)."""
+    """``START:END``, ``0 <= START < END`` (the utilization window), each in seconds or with a
+    unit (``10d:30d``)."""
+    from coschedule.units import seconds
+
     start, sep, end = text.partition(":")
     try:
-        window = (float(start), float(end)) if sep else None
+        window = (seconds(start), seconds(end)) if sep else None
     except ValueError:
         window = None
     if window is None or not (0 <= window[0] < window[1] and math.isfinite(window[1])):
-        raise argparse.ArgumentTypeError(f"expected START:END in seconds with 0 <= START < END, got {text!r}")
+        raise argparse.ArgumentTypeError(f"expected START:END (seconds, or with units: 10d:30d) with 0 <= START < END, "
+                                         f"got {text!r}")
     return window
 
 
@@ -121,14 +126,22 @@ def _write_drawn_failures(result: SimulationResult, args: argparse.Namespace) ->
 # ------------------------------------------------------------------------------ outputs
 
 
+def _seconds(value: float) -> str:
+    """A duration as a person reads it: ``300 s``, ``57.9 d (5,000,000 s)``."""
+    from coschedule.units import format_duration
+
+    readable = format_duration(value)
+    return f"{value:,.10g} s" if readable.endswith(" s") else f"{readable} ({value:,.10g} s)"
+
+
 def _describe_failures(args: argparse.Namespace, result: SimulationResult) -> str:
     if args.failures is not None:
         how = f"from {args.failures}"
     elif args.node_mtbf is not None:
-        how = f"drawn with node MTBF {args.node_mtbf:g} s, seed {args.seed}"
+        how = f"drawn with node MTBF {_seconds(args.node_mtbf)}, seed {args.seed}"
     else:
         return "no failures"
-    return f"failures {how}, downtime {result.downtime:g} s"
+    return f"failures {how}, downtime {_seconds(result.downtime)}"
 
 
 def _describe_checkpointing(result: SimulationResult) -> str:
@@ -153,7 +166,7 @@ def _print_text(result: SimulationResult, args: argparse.Namespace, summary: Sum
         for k, jid in enumerate(w.ids):
             print(f"{jid:<{width}}  {w.nodes[k]:>5}  {w.submit[k]:>6g}  {result.first_start[k]:>5g}  "
                   f"{result.completion[k]:>5g}  {result.flow[k]:>5g}  {attempts[k]:>8}")
-    print(f"makespan {float(result.completion.max()):.10g} s")
+    print(f"makespan {_seconds(float(result.completion.max()))}")
     print(summary.table())
 
 
@@ -271,7 +284,7 @@ def cmd_batch(args: argparse.Namespace) -> int:
     if args.failures_out:
         trace, horizon = _write_drawn_failures(result, args)
         outputs["failures"] = args.failures_out
-        print(f"wrote {args.failures_out}: {len(trace)} failures over [0, {horizon:.6g}) s", file=sys.stderr)
+        print(f"wrote {args.failures_out}: {len(trace):,} failures over [0, {horizon:,.0f}) s", file=sys.stderr)
     if args.plot:
         from coschedule.plot.batch import plot_batch_run
 
@@ -319,7 +332,7 @@ def register(sub: Any) -> None:
         "instance beside the run (`coschedule docs clairvoyant`).",
         epilog="examples:\n"
         "  coschedule batch batch/toy.json --policy conservative --failures batch/toy-failures.csv --downtime 5\n"
-        "  coschedule batch batch/toy.json --policy easy --gantt toy.png -o jobs.csv\n"
+        "  coschedule batch batch/toy.json --policy easy --plot toy.png -o jobs.csv\n"
         "  coschedule batch batch/toy.json --policy sfsj --failures batch/toy-failures.csv --downtime 5\n"
         "  coschedule batch KTH-SP2-1996-2.1-cln --policy easy --node-mtbf 2e6 --seed 1 --downtime 3600 \\\n"
         "      --checkpoint-cost 300 --failures-out f.csv\n"
@@ -350,12 +363,12 @@ def register(sub: Any) -> None:
     g = p.add_argument_group("failures (none given: failure-free)")
     g.add_argument("--failures", metavar="FILE", default=None,
                    help="a time,node CSV file of failures (`coschedule docs formats`), or a bundled one")
-    g.add_argument("--node-mtbf", type=positive_float, default=None, metavar="S",
-                   help="MTBF of one node, seconds: per-node Poisson failures drawn from --seed (with "
+    g.add_argument("--node-mtbf", type=duration, default=None, metavar="T",
+                   help="MTBF of one node (seconds, or with a unit: 2e6, 30d, 5y): per-node Poisson failures drawn from --seed (with "
                    "--failures, it only sets the checkpoint period)")
     g.add_argument("--seed", type=int, default=None, metavar="K", help="seed of the drawn failures (default 0)")
-    g.add_argument("--downtime", type=nonnegative_float, default=None, metavar="S",
-                   help="a failed node is down for S seconds (default 0: it stays up)")
+    g.add_argument("--downtime", type=nonnegative_duration, default=None, metavar="T",
+                   help="a failed node is down for T (seconds, or 1h, 1d; default 0: it stays up)")
     g.add_argument("--release", choices=("resubmission", "first"), default=None,
                    help="a restarted job's release, for the queue order among failed jobs and node stealing's "
                    "victims and criteria K2, K3: resubmission (the default: the instant it was submitted again, "
@@ -369,11 +382,11 @@ def register(sub: Any) -> None:
     g.add_argument("--failures-out", metavar="FILE", default=None,
                    help="write the drawn failures (time,node CSV), for --failures in other runs")
     g = p.add_argument_group("checkpointing (none given: a failed job restarts from scratch)")
-    g.add_argument("--checkpoint-cost", type=nonnegative_float, default=None, metavar="C",
-                   help="checkpoint cost C seconds: jobs checkpoint every Young/Daly period sqrt(2 mu_ind C / "
+    g.add_argument("--checkpoint-cost", type=nonnegative_duration, default=None, metavar="C",
+                   help="checkpoint cost C (seconds, or 5min): jobs checkpoint every Young/Daly period sqrt(2 mu_ind C / "
                    "nodes) of work (needs --node-mtbf); the paper's campaigns use 300")
-    g.add_argument("--recovery-cost", type=nonnegative_float, default=None, metavar="R",
-                   help="a restarted job first recovers for R seconds (default: C, 0 without checkpointing)")
+    g.add_argument("--recovery-cost", type=nonnegative_duration, default=None, metavar="R",
+                   help="a restarted job first recovers for R (seconds, or 5min) (default: C, 0 without checkpointing)")
     g.add_argument("--final-checkpoint", action="store_true",
                    help="checkpoint at the end of each started period, the last one too (eq. (1) as printed); "
                    "default: only when more work follows (§6.1)")
@@ -382,8 +395,8 @@ def register(sub: Any) -> None:
                    help="also compute the best possible reaction to the same failures known in advance (CP-SAT), "
                    "for the max flow or the weighted mean flow, and print the policy's ratio to it "
                    "(`coschedule docs clairvoyant`)")
-    g.add_argument("--time-limit", type=positive_float, default=None, metavar="S",
-                   help=f"seconds for the optimum (default {OPTIMAL_TIME_LIMIT:g}); stopped by it, the answer is the best "
+    g.add_argument("--time-limit", type=duration, default=None, metavar="T",
+                   help=f"time for the optimum (seconds, or 2min) (default {OPTIMAL_TIME_LIMIT:g}); stopped by it, the answer is the best "
                    "schedule found with its gap, never called optimal")
     g.add_argument("--max-attempts", type=positive_int, default=None, metavar="K",
                    help="attempts per job in the model when checkpointing is on (default 2; more for a job the policy "
@@ -393,12 +406,13 @@ def register(sub: Any) -> None:
                    help="leave out the first and the last fraction F of the jobs (by submission) from the flow, "
                    "wait and slowdown statistics (default 0; the paper: 0.2)")
     g.add_argument("--window", type=time_window, default=None, metavar="START:END",
-                   help="measure the utilization over [START, END) seconds (default: the whole run; the paper: "
-                   "864000:2592000, days 11 to 30)")
+                   help="measure the utilization over [START, END) (seconds, or 10d:30d; default: the whole run; "
+                   "the paper: 10d:30d, days 11 to 30)")
     g.add_argument("-o", "--output", metavar="FILE", default=None,
                    help="write Batsim's jobs.csv here, one row per attempt (J, J#1, ... for reruns)")
-    g.add_argument("--plot", "--gantt", metavar="FILE", dest="plot", default=None,
+    g.add_argument("--plot", metavar="FILE", dest="plot", default=None,
                    help="draw the run (nodes x time) to FILE: the suffix picks the format (.png, .svg, .pdf); "
                    "needs matplotlib")
     g.add_argument("--json", action="store_true", help="machine-readable output")
+    p.alias("--gantt", "--plot")  # the former spelling
     p.set_defaults(func=cmd_batch, kernels=True)

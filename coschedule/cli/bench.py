@@ -19,7 +19,7 @@ from typing import Any, TextIO
 
 from ..errors import FormatError
 from .bench_rows import _TORUS_PRINTERS, _command_rows, _num, _print_commands
-from .common import EXIT_INVALID, Formatter, emit_json, positive_float, positive_int
+from .common import EXIT_INVALID, Formatter, duration, emit_json, positive_int
 
 __all__ = ["EXIT_SIGTERM", "cmd_bench", "register"]
 
@@ -510,7 +510,7 @@ def register(sub: Any) -> None:
     p.add_argument("--baseline-binary", metavar="PATH",
                    help="rlist, campaign: run this program (the authors' simulator's interface, see above) "
                    "on the same instances and scenarios, time it and compare its makespans")
-    p.add_argument("--time-limit", type=positive_float, default=None,
+    p.add_argument("--time-limit", type=duration, default=None, metavar="T",
                    help=f"kinp: cap per solve, seconds (default {KINP_TIME_LIMIT:g}; {QUICK_TIME_LIMIT:g} with --quick)")
     p.add_argument("--P", dest="p", type=positive_int, default=None,
                    help="processors: k-in-p rows (default 32) or P for rlist (default 10000)")

@@ -30,9 +30,11 @@ __all__ = [
     "emit_json",
     "input_path",
     "compile_notice",
+    "duration",
     "is_batsim",
     "load_instance_arg",
     "load_workload_arg",
+    "nonnegative_duration",
     "nonnegative_int",
     "positive_float",
     "positive_int",
@@ -131,6 +133,33 @@ def nonnegative_float(text: str) -> float:
         raise argparse.ArgumentTypeError(f"expected a number >= 0, got {text!r}") from None
     if not (value >= 0 and math.isfinite(value)):
         raise argparse.ArgumentTypeError(f"expected a number >= 0, got {text}")
+    return value
+
+
+def duration(text: str) -> float:
+    """A positive, finite duration: seconds, or a number with a unit (``5min``, ``1h``, ``7d``,
+    ``5y``; :func:`coschedule.units.seconds`)."""
+    from coschedule.units import FORMS, seconds
+
+    try:
+        value = seconds(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a duration ({FORMS}), got {text!r}") from None
+    if not (value > 0 and math.isfinite(value)):
+        raise argparse.ArgumentTypeError(f"expected a positive duration, got {text}")
+    return value
+
+
+def nonnegative_duration(text: str) -> float:
+    """As :func:`duration`, 0 allowed."""
+    from coschedule.units import FORMS, seconds
+
+    try:
+        value = seconds(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a duration ({FORMS}), got {text!r}") from None
+    if not (value >= 0 and math.isfinite(value)):
+        raise argparse.ArgumentTypeError(f"expected a duration >= 0, got {text}")
     return value
 
 

@@ -11,7 +11,7 @@ from typing import Any
 
 from ..errors import CoscheduleError
 from ..results import Status
-from .common import Formatter, emit_json, positive_float, positive_int, write_figure
+from .common import Formatter, duration, emit_json, positive_float, positive_int, write_figure
 
 __all__ = ["register", "cmd_counterexample"]
 
@@ -165,7 +165,8 @@ def register(sub: Any) -> None:
     p.add_argument("--heuristic", default=None,
                    help="heuristic to run (default: r-shelf-b for prop3, r-shelffill-nb for prop4)")
     p.add_argument("--priority", default="LPT", help="priority rule (default LPT)")
-    p.add_argument("--time-limit", type=positive_float, default=60.0, help="cap of the exact solve (default 60 s)")
+    p.add_argument("--time-limit", type=duration, default=60.0, metavar="T",
+                   help="cap of the exact solve (seconds, or 2min; default 60 s)")
     p.add_argument("--no-solve", action="store_true", help="skip CP-SAT; certify with L(f) and the witness")
     p.add_argument("--n", type=positive_int, default=5, help="search: at most this many jobs/tasks (default 5)")
     p.add_argument("--restarts", type=positive_int, default=5, help="search: random restarts (default 5)")

@@ -27,7 +27,9 @@ from ..errors import CoscheduleError, InvalidInstance
 from .common import (
     Formatter,
     OneLineErrorParser,
+    duration,
     emit_json,
+    nonnegative_duration,
     nonnegative_float,
     nonnegative_int,
     positive_float,
@@ -61,7 +63,15 @@ class _RedistribParser(OneLineErrorParser):
 
 
 def _check(args: argparse.Namespace) -> None:
-    """Options that mean nothing together are errors, not silently ignored."""
+    """Options that mean nothing together are errors, not silently ignored. Sets
+    ``args.node_mtbf`` (seconds) and ``args.mtbf_years`` from either spelling."""
+    from coschedule.redistribution.model import YEAR
+
+    if args.node_mtbf is not None and args.mtbf_years is not None:
+        raise CoscheduleError("--mtbf-years is the former spelling of --node-mtbf: give one of them")
+    if args.node_mtbf is None:
+        args.node_mtbf = (100.0 if args.mtbf_years is None else args.mtbf_years) * YEAR
+    args.mtbf_years = args.node_mtbf / YEAR
     if args.fault_free and args.failures is not None:
         raise CoscheduleError("--fault-free runs without failures: leave out --failures")
     if args.seed is not None and (args.failures is not None or args.fault_free):
@@ -71,9 +81,9 @@ def _check(args: argparse.Namespace) -> None:
 
 
 def _resilience(args: argparse.Namespace) -> Any:
-    from coschedule.redistribution.model import YEAR, Resilience
+    from coschedule.redistribution.model import Resilience
 
-    return Resilience(node_mtbf=args.mtbf_years * YEAR, c=args.c, beta=args.beta, start=args.start,
+    return Resilience(node_mtbf=args.node_mtbf, c=args.c, beta=args.beta, start=args.start,
                       downtime=args.downtime, model=args.model, period_formula=args.period)
 
 
@@ -85,7 +95,7 @@ def _days(seconds: float) -> str:
 
 
 def _describe_failures(args: argparse.Namespace, seed: int | None, res: Any) -> str:
-    years = f"{args.mtbf_years:g} years"
+    years = f"{args.mtbf_years:.4g} years"  # the paper's unit
     if args.fault_free:
         return f"no failures (fault-free; periods for a processor MTBF of {years})"
     if args.failures is not None:
@@ -291,7 +301,7 @@ def register(sub: Any) -> None:
         "redistrib", formatter_class=Formatter,
         help="simulate a pack of malleable applications under failures, with processor redistribution",
         usage="coschedule redistrib PACK --at-end {none,local,greedy} --at-failure {none,saf,iterated}\n"
-        "                            [--mtbf-years Y] [--failures FILE | --seed K | --fault-free] [options]\n"
+        "                            [--node-mtbf T] [--failures FILE | --seed K | --fault-free] [options]\n"
         "       coschedule redistrib generate --n N --P P [--seed K] [-o PACK.json]",
         description="Simulate a pack of n malleable applications sharing p processors until the last one "
         "ends ([Aupy2017] §1.3.3-1.5): fail-stop failures strike each processor at rate 1/MTBF; buddy "
@@ -305,11 +315,11 @@ def register(sub: Any) -> None:
         "the heuristics and every choice: `coschedule docs redistribution`.",
         epilog="examples:\n"
         "  coschedule redistrib synthetic-n20-p100 --at-end greedy --at-failure iterated\n"
-        "  coschedule redistrib synthetic-n20-p100 --at-end local --at-failure saf --mtbf-years 5 --seed 2 \\\n"
+        "  coschedule redistrib synthetic-n20-p100 --at-end local --at-failure saf --node-mtbf 5y --seed 2 \\\n"
         "      -o timeline.csv --plot run.png\n"
         "  coschedule redistrib synthetic-n20-p100 --at-end none --at-failure none --json   # the reference\n"
         "  coschedule redistrib synthetic-n20-p100 --at-end greedy --at-failure none --fault-free\n"
-        "  coschedule redistrib pack.json --at-end greedy --at-failure saf --failures f.csv --mtbf-years 10\n"
+        "  coschedule redistrib pack.json --at-end greedy --at-failure saf --failures f.csv --node-mtbf 10y\n"
         "  coschedule redistrib generate --n 200 --P 2000 --seed 1 -o pack.json\n",
     )
     p.__class__ = _RedistribParser
@@ -325,9 +335,11 @@ def register(sub: Any) -> None:
                    "(ShortestApplicationsFirst: free processors, then the shortest applications' ones), iterated "
                    "(IteratedGreedy: Algorithm 1 again with the costs)")
     g = p.add_argument_group("failures (default: drawn with a processor MTBF of 100 years, seed 0)")
-    g.add_argument("--mtbf-years", type=positive_float, default=100.0, metavar="Y",
-                   help="MTBF of one processor, in years of 365 days (default 100, the paper's): the rate of the "
-                   "drawn failures, and in every case the checkpoint periods and expected times")
+    g.add_argument("--node-mtbf", type=duration, default=None, metavar="T",
+                   help="MTBF of one processor (seconds, or with a unit: 100y, 5y, 30d; default 100y, the paper's; "
+                   "a year is 365 days): the rate of the drawn failures, and in every case the checkpoint periods "
+                   "and expected times")
+    g.add_argument("--mtbf-years", type=positive_float, default=None, help=argparse.SUPPRESS)  # the former spelling
     g.add_argument("--failures", metavar="FILE", default=None,
                    help="failures from a time,node CSV file (nodes 0..p-1), or a bundled one; the MTBF then only "
                    "sets the periods")
@@ -341,12 +353,13 @@ def register(sub: Any) -> None:
     g = p.add_argument_group("the platform (§1.3.3, §1.5.4)")
     g.add_argument("--c", type=nonnegative_float, default=1.0, metavar="C",
                    help="seconds to checkpoint or move one data unit (1/bandwidth; default 1): C = c m_i/j + beta")
-    g.add_argument("--beta", type=nonnegative_float, default=0.0, metavar="B",
-                   help="message start-up latency, seconds (default 0)")
-    g.add_argument("--start", type=nonnegative_float, default=0.0, metavar="S",
-                   help="start-up S of a redistribution, seconds (default 0)")
-    g.add_argument("--downtime", type=nonnegative_float, default=DEFAULT_DOWNTIME, metavar="D",
-                   help=f"downtime D after a failure, seconds (default {DEFAULT_DOWNTIME:g}; the paper gives none)")
+    g.add_argument("--beta", type=nonnegative_duration, default=0.0, metavar="B",
+                   help="message start-up latency (seconds, or with a unit; default 0)")
+    g.add_argument("--start", type=nonnegative_duration, default=0.0, metavar="S",
+                   help="start-up S of a redistribution (seconds, or with a unit; default 0)")
+    g.add_argument("--downtime", type=nonnegative_duration, default=DEFAULT_DOWNTIME, metavar="D",
+                   help=f"downtime D after a failure (seconds, or 1h; default {DEFAULT_DOWNTIME:g} s; the paper gives "
+                   "none)")
     g.add_argument("--model", choices=FAILURE_MODELS, default="simulation",
                    help="simulation (default, §1.5.4): failures strike work and checkpoints only; eq1.6: they "
                    "strike recoveries and redistributions too (the model of (1.6))")

@@ -15,6 +15,7 @@ from ..results import ExactResult, Status
 from .common import (
     EXIT_INVALID,
     Formatter,
+    duration,
     emit_json,
     load_instance_arg,
     nonnegative_int,
@@ -290,14 +291,15 @@ def _add_common_options(p: argparse.ArgumentParser, what: str) -> None:
     p.add_argument("--day", type=nonnegative_int, default=None,
                    help="with an SWF trace (.swf, .swf.gz): the jobs submitted on day N (0-based, as "
                    "the day-sets of campaigns); default: every job of the trace")
-    p.add_argument("--time-limit", type=positive_float, default=60.0,
-                   help="seconds (default 60); an answer cut short is reported as feasible, never as optimal")
+    p.add_argument("--time-limit", type=duration, default=60.0, metavar="T",
+                   help="seconds, or with a unit (2min; default 60 s); an answer cut short is reported as feasible, never as optimal")
     p.add_argument("--time-unit", type=positive_float, default=None,
                    help="round all times to this unit (integral model); default: none, except cpsat "
                    "(2^-24 of the largest time) and matching (2^-40 of the largest t(i,p)); "
                    "the rounding error is reported as the tolerance")
     p.add_argument("-o", "--output", help=f"write {what} as JSON here")
-    p.add_argument("--plot", "--gantt", metavar="FILE", dest="plot",
+    p.alias("--gantt", "--plot")  # type: ignore[attr-defined]  # the former spelling (OneLineErrorParser)
+    p.add_argument("--plot", metavar="FILE", dest="plot",
                    help="draw the schedule to FILE: the suffix picks the format (.png, .svg, .pdf, ...), none "
                    "writes FILE.png and FILE.svg; needs matplotlib; failed attempts hatched")
     p.add_argument("--json", action="store_true", help="machine-readable output")
@@ -359,7 +361,7 @@ def register(sub: Any) -> None:
         epilog="examples:\n"
         "  coschedule run pack-approx figure-1-1\n"
         "  coschedule run pack-approx synthetic-n12-p32 --k 3 --optimum always\n"
-        "  coschedule run r-list-0 small-n8-P8 --qbar 0.3 --seed 1 --gantt g.png\n"
+        "  coschedule run r-list-0 small-n8-P8 --qbar 0.3 --seed 1 --plot g.png\n"
         "  coschedule run r-shelffill-b synthetic-n20-P10000 --priority LA --qbar 0.1\n",
     )
     p.add_argument("heuristic", help="moldable: pack-approx, make-pack-1, one-pack, sequential; "

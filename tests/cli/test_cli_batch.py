@@ -464,15 +464,15 @@ def test_reservations_on_counts_or_on_nodes(capsys):
     (["--release", "first"], "--release applies to failures"),
     (["--release", "latest", "--node-mtbf", "9"], "argument --release: invalid choice: 'latest'"),
     (["--known-downtime", "--unknown-downtime", "--node-mtbf", "9"], "not allowed with argument --known-downtime"),
-    (["--node-mtbf", "0"], "argument --node-mtbf: expected a positive number, got 0"),
-    (["--downtime", "-1", "--node-mtbf", "9"], "argument --downtime: expected a number >= 0, got -1"),
+    (["--node-mtbf", "0"], "argument --node-mtbf: expected a positive duration, got 0"),
+    (["--downtime", "-1", "--node-mtbf", "9"], "argument --downtime: expected a duration >= 0, got -1"),
     (["--nodes", "0"], "argument --nodes: expected a positive integer, got 0"),
-    (["--checkpoint-cost", "nan", "--node-mtbf", "9"], "argument --checkpoint-cost: expected a number >= 0, got nan"),
+    (["--checkpoint-cost", "nan", "--node-mtbf", "9"], "argument --checkpoint-cost: expected a duration (a number of seconds"),
 ])
 def test_options_that_mean_nothing_together(capsys, argv, message):
     assert message in fails(capsys, "batch", TOY, "--policy", "easy", *argv)
 
 
 def test_infinite_mtbf_is_refused(capsys):
-    assert "expected a positive number, got inf" in fails(capsys, "batch", TOY, "--policy", "easy",
+    assert "expected a positive duration, got inf" in fails(capsys, "batch", TOY, "--policy", "easy",
                                                            "--node-mtbf", "inf")

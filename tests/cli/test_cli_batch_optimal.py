@@ -88,7 +88,7 @@ def test_time_limit_is_reported_not_called_optimal(capsys, tmp_path):
 
 @pytest.mark.parametrize("extra, message", [
     (["--optimal", "max", "--nodes", "9"], "clairvoyant optimum: 9 nodes, more than 8: the model is for tiny instances"),
-    (["--optimal", "max", "--time-limit", "0"], "argument --time-limit: expected a positive number, got 0"),
+    (["--optimal", "max", "--time-limit", "0"], "argument --time-limit: expected a positive duration, got 0"),
     (["--time-limit", "5"], "--time-limit applies to the clairvoyant optimum: give --optimal max or --optimal weighted"),
     (["--max-attempts", "3"], "--max-attempts applies to the clairvoyant optimum"),
     (["--optimal", "mean"], "argument --optimal: invalid choice: 'mean'"),
@@ -122,4 +122,4 @@ def test_help_shows_the_option(capsys):
     with pytest.raises(SystemExit):
         main(["batch", "--help"])
     out = capsys.readouterr().out
-    assert "--optimal {max,weighted}" in out and "--time-limit S" in out and "--optimal max" in out
+    assert "--optimal {max,weighted}" in out and "--time-limit T" in out and "--optimal max" in out

@@ -83,7 +83,7 @@ def pack(tmp_path_factory: pytest.TempPathFactory) -> Path:
 COMMANDS = {  # each runs for several seconds; the signal comes 1 s in
     "torus-simulate": ["torus", "simulate", "NASA-iPSC-1993-3.1-cln", "--policy", "balancing", "--failure-count",
                        "4000", "--seed", "0"],
-    "redistrib": ["redistrib", "PACK", "--at-end", "greedy", "--at-failure", "iterated", "--mtbf-years", "100",
+    "redistrib": ["redistrib", "PACK", "--at-end", "greedy", "--at-failure", "iterated", "--node-mtbf", "100y",
                   "--seed", "0"],
     "solve": ["solve", "synthetic-n60-p32", "--k", "4", "--method", "ilp", "--time-limit", "60"],
     "bench": ["bench", "kinp", "--quick"],

@@ -22,7 +22,7 @@ from ..common import (
     emit_json,
     input_path,
     load_workload_arg,
-    nonnegative_float,
+    nonnegative_duration,
     positive_float,
     positive_int,
     write_figure,
@@ -200,8 +200,8 @@ def register_simulate(tsub: Any) -> None:
                    help="Krevat's migration: when the head has no partition but enough free units, re-place the "
                    "running jobs (they keep their work) if that lets it start; on by default, the paper's system "
                    "(§5.2.1: \"including backfilling and migration\"); --no-migration: without it")
-    p.add_argument("--migration-cost", type=nonnegative_float, default=0.0, metavar="S",
-                   help="with --migration: seconds a moved job spends before it goes on (default 0)")
+    p.add_argument("--migration-cost", type=nonnegative_duration, default=0.0, metavar="T",
+                   help="with --migration: the time a moved job spends before it goes on (seconds, or 1min; default 0)")
     p.add_argument("--load-scale", type=positive_float, default=1.0, metavar="C",
                    help="multiply every run time (and estimate) by C (§6.2; default 1)")
     p.add_argument("--unit", type=positive_int, default=None, metavar="K",
@@ -217,8 +217,8 @@ def register_simulate(tsub: Any) -> None:
                    "uniform: times and units uniform")
     g.add_argument("--seed", type=int, default=None, metavar="S",
                    help="seed of the drawn failures and of the tie-breaking predictor (default 0)")
-    g.add_argument("--downtime", type=nonnegative_float, default=0.0, metavar="S",
-                   help="a failed unit is down S seconds (default 0: transient, §6.1; §7.1's realistic case: > 0)")
+    g.add_argument("--downtime", type=nonnegative_duration, default=0.0, metavar="T",
+                   help="a failed unit is down for T (seconds, or 1h; default 0: transient, §6.1; §7.1's realistic case: > 0)")
     g.add_argument("--failures-out", metavar="FILE", default=None,
                    help="write the drawn failures (time,node CSV), for --failures in other runs")
     g = p.add_argument_group("metrics and output")
@@ -232,7 +232,7 @@ def register_simulate(tsub: Any) -> None:
     g.add_argument("--plot", metavar="FILE", default=None,
                    help="draw the torus at an instant (slices, jobs coloured, failures marked) and the Gantt "
                    "chart of the jobs around it; the suffix picks the format; needs matplotlib")
-    g.add_argument("--plot-at", type=nonnegative_float, default=None, metavar="T",
-                   help="the instant of --plot (default: one with the most jobs running)")
+    g.add_argument("--plot-at", type=nonnegative_duration, default=None, metavar="T",
+                   help="the instant of --plot (seconds from the log's start, or 12d; default: one with the most jobs running)")
     g.add_argument("--json", action="store_true", help="machine-readable output")
     p.set_defaults(func=cmd_torus_simulate)
