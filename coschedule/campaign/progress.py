@@ -140,7 +140,7 @@ class Progress:
         stream: TextIO | None = None,
         mode: str = "auto",
         refresh: float = 0.5,
-        log_interval: float = 60.0,
+        log_interval: float = 10.0,
         label: str = "campaign",
         unit: str = "cells",
     ) -> None:

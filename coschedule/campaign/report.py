@@ -414,8 +414,8 @@ def _draw(ax: Any, xs: list[float], ys: list[float], sds: list[float], *, colour
                     capsize=2, alpha=0.45)
         return
     ax.plot(xs, ys, color=colour, marker=marker, ms=4, ls=linestyle, lw=1.3, label=label, zorder=zorder)
-    if bands == "band":
-        lo = [y - d for y, d in zip(ys, sds)]
+    if bands == "band":  # clipped at 1: T / L(f) is never below it
+        lo = [max(1.0, y - d) for y, d in zip(ys, sds)]
         hi = [y + d for y, d in zip(ys, sds)]
         ax.fill_between(xs, lo, hi, color=colour, alpha=0.08, lw=0)
 

@@ -89,7 +89,7 @@ def run_campaign(
     on_row: Callable[[dict[str, Any]], None] | None = None,
     max_cells: int | None = None,
     progress_stream: TextIO | None = None,
-    log_interval: float = 60.0,
+    log_interval: float = 10.0,
 ) -> RunSummary:
     """Run (or resume) ``spec`` into the SQLite file ``db``.
 

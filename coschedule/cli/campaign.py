@@ -20,7 +20,7 @@ from coschedule.campaign.simulators.torus.figures import FIGURES as TORUS_FIGURE
 
 from ..data import TRACES_ENV, spec_path
 from ..errors import CampaignError
-from .common import Formatter, positive_float, write_figure
+from .common import Formatter, duration, write_figure
 
 if TYPE_CHECKING:  # numpy and the simulators: imported by the commands, not to build the parser
     from coschedule.campaign.simulators.batch.adapter import BatchSpec
@@ -123,11 +123,11 @@ def register(sub: Any) -> None:
                    "Batsim JSON file (.json)")
     g.add_argument("--policy", dest="policies", help="policies, comma-separated: batch conservative,easy,fcfs; "
                    "torus fcfs,balancing,tiebreak")
-    g.add_argument("--node-mtbf", help="batch: per-node MTBFs in seconds, comma-separated or START:STOP:STEP; "
-                   "none = failure-free, e.g. none,2.592e6")
-    g.add_argument("--downtime", help="downtimes in seconds (values as --qbar)")
-    g.add_argument("--checkpoint-cost", help="batch: checkpoint costs C in seconds (values as --qbar)")
-    g.add_argument("--recovery-cost", help="batch: recovery costs R in seconds (default: R = C)")
+    g.add_argument("--node-mtbf", help="batch: per-node MTBFs, comma-separated or START:STOP:STEP, in seconds "
+                   "or with units (30d, 5y); none = failure-free, e.g. none,30d")
+    g.add_argument("--downtime", help="downtimes (values as --qbar; seconds, or 1h, 1d)")
+    g.add_argument("--checkpoint-cost", help="batch: checkpoint costs C (values as --qbar; seconds, or 5min)")
+    g.add_argument("--recovery-cost", help="batch: recovery costs R (seconds, or 5min; default: R = C)")
     g.add_argument("--seeds", type=int, help="failure traces per failure setting (torus: per point; default 1)")
     g = p.add_argument_group("execution")
     g.add_argument("--workers", type=int, help="local worker processes (default: all cores)")
@@ -135,8 +135,8 @@ def register(sub: Any) -> None:
     g.add_argument("--dry-run", action="store_true", help="check the spec and print the grid's size; run nothing")
     g.add_argument("--json", action="store_true", help="print a JSON summary (no progress)")
     g.add_argument("--quiet", action="store_true", help="no progress (bar or log lines)")
-    g.add_argument("--log-interval", type=positive_float, default=60.0, metavar="S",
-                   help="when stderr is not a terminal: a progress line every S seconds (default 60)")
+    g.add_argument("--log-interval", type=duration, default=10.0, metavar="T",
+                   help="when stderr is not a terminal: a progress line every T (seconds, or 1min; default 10)")
     p.set_defaults(func=cmd_simulate, kernels=True)
 
     p = sub.add_parser(
@@ -270,11 +270,12 @@ def spec_from_args(args: argparse.Namespace) -> CampaignSpec | BatchSpec | Torus
 def _node_mtbf_values(text: str) -> tuple[float | None, ...]:
     """``--node-mtbf``: values as ``--qbar``, and ``none`` for failure-free."""
     from ..campaign import parse_values
+    from ..units import seconds
 
     items = [t.strip() for t in text.split(",")]
     rest = ",".join(t for t in items if t.lower() != "none")
     none: tuple[None, ...] = (None,) if any(t.lower() == "none" for t in items) else ()
-    return none + (parse_values(rest, float, "--node-mtbf") if rest else ())
+    return none + (parse_values(rest, seconds, "--node-mtbf") if rest else ())
 
 
 def _batch_spec_from_args(args: argparse.Namespace, spec: Any, path: Path | None, traces_dir: str | None) -> BatchSpec:
@@ -282,6 +283,7 @@ def _batch_spec_from_args(args: argparse.Namespace, spec: Any, path: Path | None
 
     from ..campaign import parse_values
     from ..campaign.workloads import workload_source_for
+    from ..units import seconds
 
     changes: dict[str, Any] = {}
     if args.workload:
@@ -292,7 +294,7 @@ def _batch_spec_from_args(args: argparse.Namespace, spec: Any, path: Path | None
         changes["node_mtbf"] = _node_mtbf_values(args.node_mtbf)
     for key in ("downtime", "checkpoint_cost", "recovery_cost"):
         if getattr(args, key):
-            changes[key] = parse_values(getattr(args, key), float, f"--{key.replace('_', '-')}")
+            changes[key] = parse_values(getattr(args, key), seconds, f"--{key.replace('_', '-')}")
     for key in ("seeds", "seed", "name"):
         if getattr(args, key) is not None:
             changes[key] = getattr(args, key)
@@ -318,6 +320,7 @@ def _torus_spec_from_args(args: argparse.Namespace, spec: Any, traces_dir: str |
 
     from ..campaign import parse_values
     from ..campaign.workloads import workload_source_for
+    from ..units import seconds
 
     if spec is None:
         raise CampaignError("a torus campaign needs a TOML spec (simulator = \"torus\"), e.g. "
@@ -331,7 +334,7 @@ def _torus_spec_from_args(args: argparse.Namespace, spec: Any, traces_dir: str |
             if owner not in changes["policies"]:
                 changes[key] = ()  # the spec's values of a scheduler --policy leaves out
     if args.downtime:
-        changes["downtime"] = parse_values(args.downtime, float, "--downtime")
+        changes["downtime"] = parse_values(args.downtime, seconds, "--downtime")
     for key in ("seeds", "seed", "name"):
         if getattr(args, key) is not None:
             changes[key] = getattr(args, key)
@@ -532,6 +535,9 @@ def cmd_report(args: argparse.Namespace) -> int:
                 fig = sim.figure(selected, args.title, kind=args.figure)
             else:
                 fig = sim.figure(selected, args.title) if sim.figure else plot_groups(groups, title=args.title)
+            if missing:  # the picture says it, as the tables' warning does
+                fig.text(0.995, 0.005, f"unfinished campaign: {done:,} of {grid:,} cells", ha="right", va="bottom",
+                         fontsize=8, color="#b2182b")
             write_figure(fig, args.plot)
         if args.json:
             export_json(store, sys.stdout, groups,

@@ -23,6 +23,7 @@ from coschedule.plot.figure import (
     _time_label,
     new_figure,
     save_figure,
+    seconds_axis,
 )
 
 if TYPE_CHECKING:
@@ -121,7 +122,10 @@ def plot_batch_run(
         ax.yaxis.set_major_locator(_integer_locator())
     ax.set_axisbelow(True)
     ax.set_ylabel("node")
-    ax.set_xlabel(_time_label(time_unit))
+    if time_unit == "s":  # seconds: read in days, hours or minutes (no 1e6 offset)
+        seconds_axis(ax, 0.0, end * 1.01)
+    else:
+        ax.set_xlabel(_time_label(time_unit))
     ax.set_title(title or _default_batch_title(result, time_unit), fontsize=10)
     ax.legend(
         handles=[
@@ -148,9 +152,15 @@ def _default_batch_title(result: SimulationResult, time_unit: str | None) -> str
     mean = float(result.flow.mean()) if w.n else 0.0
     name = f" on {w.name}" if w.name else ""
     failures = len(result.failures)
-    return (f"{result.policy}{name}: {w.n} jobs, {w.n_nodes} nodes, {len(result.attempts)} attempts "
-            f"({failed} failed{f', {stopped} stopped by node stealing' if stopped else ''}), {failures} "
-            f"failure{'' if failures == 1 else 's'}; mean flow {mean:.6g}{unit}")
+    if time_unit == "s":
+        from coschedule.units import format_duration
+
+        flow = format_duration(mean)
+    else:
+        flow = f"{mean:.6g}{unit}"
+    return (f"{result.policy}{name}: {w.n:,} jobs, {w.n_nodes:,} nodes, {len(result.attempts):,} attempts "
+            f"({failed:,} failed{f', {stopped:,} stopped by node stealing' if stopped else ''}), {failures:,} "
+            f"failure{'' if failures == 1 else 's'}; mean flow {flow}")
 
 
 def _flow_labels(s: Any) -> list[str]:

@@ -77,8 +77,30 @@ def figure_paths(path: str | Path) -> list[Path]:
     return [p.with_name(f"{p.name}.{fmt}") for fmt in DEFAULT_FORMATS]
 
 
+def fit_titles(fig: Figure) -> None:
+    """Wrap the figure's title and every panel's title whose line is wider than the figure (or
+    the panel) so that no title is cut at the edges."""
+    import textwrap
+
+    renderer = fig._get_renderer()  # the canvas of the format saved: Agg unless one was set
+    texts = [(t, fig.bbox.width) for t in ([fig._suptitle] if fig._suptitle is not None else [])]
+    texts += [(ax.title, max(ax.get_window_extent(renderer).width * 1.15, 1.0)) for ax in fig.axes]
+    for text, room in texts:
+        content = text.get_text()
+        if not content:
+            continue
+        width = text.get_window_extent(renderer).width
+        if width <= 0.98 * room:
+            continue
+        longest = max(len(line) for line in content.splitlines())
+        chars = max(20, int(longest * 0.95 * room / width))
+        text.set_text("\n".join(part for line in content.splitlines() for part in (textwrap.wrap(line, chars) or [""])))
+
+
 def save_figure(fig: Figure, path: str | Path) -> list[Path]:
-    """Save ``fig`` as :func:`figure_paths` says (parent folders created); return the files."""
+    """Save ``fig`` as :func:`figure_paths` says (parent folders created; titles wrapped to fit,
+    :func:`fit_titles`); return the files."""
+    fit_titles(fig)
     outs = figure_paths(path)
     for out in outs:
         out.parent.mkdir(parents=True, exist_ok=True)
@@ -88,6 +110,40 @@ def save_figure(fig: Figure, path: str | Path) -> list[Path]:
 
 def _time_label(time_unit: str | None) -> str:
     return f"time ({time_unit})" if time_unit else "time"
+
+
+#: (unit, seconds) a time axis in seconds may read in, largest first
+_TIME_UNITS = (("d", 86400.0), ("h", 3600.0), ("min", 60.0), ("s", 1.0))
+
+
+def seconds_axis(ax: Axes, lo: float, hi: float, *, origin: float | None = None) -> str:
+    """Label the x axis of seconds ``[lo, hi]`` in the unit a person reads: days over a span of
+    two days, hours over two hours, minutes over two minutes, else seconds, counted from
+    ``origin`` (default ``lo``): ``time (h)``, or ``time (h from 12.3 d)`` when the window does
+    not start at 0 -- no ``1e6`` offset. The data stay in seconds; returns the unit."""
+    from matplotlib.ticker import FuncFormatter, Locator, MaxNLocator
+
+    from coschedule.units import format_duration
+
+    origin = lo if origin is None else origin
+    span = max(hi - lo, 1e-9)
+    unit, size = next(((u, s) for u, s in _TIME_UNITS if span >= 2 * s), ("s", 1.0))
+    rounded = MaxNLocator(nbins=8, steps=[1, 2, 2.5, 5, 10])
+
+    class RoundInUnit(Locator):  # type: ignore[misc]
+        """Ticks at round numbers of the unit, counted from the origin."""
+
+        def __call__(self) -> Any:
+            vmin, vmax = self.axis.get_view_interval()
+            return self.tick_values(vmin, vmax)
+
+        def tick_values(self, vmin: float, vmax: float) -> Any:
+            return [origin + t * size for t in rounded.tick_values((vmin - origin) / size, (vmax - origin) / size)]
+
+    ax.xaxis.set_major_locator(RoundInUnit())
+    ax.xaxis.set_major_formatter(FuncFormatter(lambda x, _pos: f"{(x - origin) / size:,.6g}"))
+    ax.set_xlabel(f"time ({unit})" if origin == 0 else f"time ({unit} from {format_duration(origin)})")
+    return unit
 
 
 def _text_size(text: str, fontsize: float) -> tuple[float, float]:

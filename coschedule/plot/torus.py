@@ -22,7 +22,14 @@ from typing import Any
 
 import numpy as np
 
-from coschedule.plot.figure import _BATCH_COLOURS, _DOWN_COLOUR, _FAILED_EDGE, _finish, new_figure
+from coschedule.plot.figure import (
+    _BATCH_COLOURS,
+    _DOWN_COLOUR,
+    _FAILED_EDGE,
+    _finish,
+    new_figure,
+    seconds_axis,
+)
 from coschedule.torus.geometry import box_from_nodes, format_dims
 from coschedule.torus.result import TorusRun
 
@@ -166,10 +173,10 @@ def plot_torus_run(run: TorusRun, path: str | Path | None = None, *, at: float |
         ax.scatter([t for t, _ in fails], [y for _, y in fails], marker="x", color=_FAILED_EDGE, s=30, zorder=4)
     ax.axvline(at, color="black", lw=1.0, ls="--")
     ax.set_xlim(lo, hi)
+    seconds_axis(ax, lo, hi, origin=0.0 if lo <= 0 else lo)
     ax.set_ylim(-0.6, gantt_rows - 0.4)
     ax.set_yticks(range(len(gantt_jobs)), [w.ids[j] for j in gantt_jobs], fontsize=6 if len(gantt_jobs) <= 40 else 4.5)
     ax.set_ylabel("job")
-    ax.set_xlabel("time (s)")
     ax.legend(handles=[Patch(facecolor="lightgrey", edgecolor="black", label="completed attempt"),
                        Patch(facecolor=to_rgba("lightgrey", 0.45), hatch="///", edgecolor=_FAILED_EDGE,
                              label="failed attempt"),

@@ -422,7 +422,8 @@ def _json_number(x: float) -> float | None:
 
 
 def _fmt(x: float, spec: str = ".2f") -> str:
-    return "-" if not math.isfinite(x) else format(x, spec)
+    """``x`` with thousands separators (``2,936,362,600.00``); ``-`` if not finite."""
+    return "-" if not math.isfinite(x) else format(x, "," + spec)
 
 
 @dataclass(frozen=True)
@@ -504,8 +505,11 @@ class Summary:
         lines.append(f"bounded slowdown: mean {_fmt(self.slowdown_mean, '.3f')}, "
                      f"max {_fmt(self.slowdown_max, '.3f')}")
         u = self.utilization
-        lines.append(f"utilization over [{u.start:.10g}, {u.end:.10g}) s: {u.n_nodes} nodes, "
-                     f"{_fmt(u.capacity)} node-s")
+        from coschedule.units import format_duration
+
+        span = f" ({format_duration(u.end - u.start)})" if u.end - u.start >= 120 else ""
+        lines.append(f"utilization over [{u.start:,.10g}, {u.end:,.10g}) s{span}: "
+                     f"{u.n_nodes:,} nodes, {_fmt(u.capacity)} node-s")
         fr = u.fractions()
         parts = [(k, _fmt(v), _fmt(100 * fr[k]) + " %") for k, v in u.parts().items()
                  if self.stealing or k not in ("stealing", "held")]

@@ -266,7 +266,18 @@ def test_simulate_says_once_that_numba_is_missing(capsys, tmp_path, monkeypatch)
     assert code == 0 and "numba" not in err
 
 
-def test_report_says_how_many_cells_are_missing(capsys, tmp_path):
+def _figures_drawn(monkeypatch, capsys, *argv):
+    """The figures ``coschedule ARGV`` saves (write_figure intercepted; nothing written)."""
+    from coschedule.cli import campaign as cli_campaign
+
+    drawn = []
+    monkeypatch.setattr(cli_campaign, "write_figure", lambda fig, path: drawn.append(fig))
+    code, _, err = run(capsys, *argv)
+    assert code == 0, err
+    return drawn
+
+
+def test_report_says_how_many_cells_are_missing(capsys, tmp_path, monkeypatch):
     from coschedule.campaign import CampaignSpec, SyntheticSource, run_campaign
 
     db = tmp_path / "half.sqlite"
@@ -280,7 +291,11 @@ def test_report_says_how_many_cells_are_missing(capsys, tmp_path):
     code, out, _ = run(capsys, "report", db, "--json")
     data = json.loads(out)
     assert (data["grid_cells"], data["done_cells"], data["missing_cells"]) == (8, 3, 5)
+    drawn = _figures_drawn(monkeypatch, capsys, "report", db, "--plot", tmp_path / "half.png")
+    assert ["unfinished campaign: 3 of 8 cells"] == [t.get_text() for t in drawn[0].texts if "unfinished" in t.get_text()]
     run_campaign(spec, db, workers=1)
+    drawn = _figures_drawn(monkeypatch, capsys, "report", db, "--plot", tmp_path / "whole.png")
+    assert not [t for t in drawn[0].texts if "unfinished" in t.get_text()]
     code, out, err = run(capsys, "report", db)
     assert code == 0 and "missing" not in err
 

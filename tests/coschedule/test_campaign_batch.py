@@ -522,7 +522,7 @@ def test_groups_are_means_over_the_seeds(reference_db):
     text = format_batch_tables(groups)
     assert "mean flow (s)" in text and "conservative" in text and "flow per size class" in text
     free = next(g for g in groups if g.policy == "easy" and g.node_mtbf is None)
-    assert f"{free.mean_flow:.0f} ± 0" in text
+    assert f"{free.mean_flow:,.0f} ± 0" in text
     md = format_batch_markdown(groups)
     assert "| node_mtbf" in md and "|---" in md
 
@@ -533,7 +533,7 @@ def test_report_shows_pruning_classes_and_utilization(reference_db):
     g = groups[0]
     assert g.prune == 0.2 and 0 < g.jobs_kept < g.jobs
     assert f"flows of the {g.jobs_kept:g} kept, the first and last 20 % dropped" in text
-    assert "utilization: fractions of the window's node-seconds" in text
+    assert "utilization: % of the window's node-seconds" in text
     assert "[32, 100]" in text and "mean wait (s) / mean bounded slowdown" in text
 
 
@@ -714,3 +714,17 @@ def test_a_cell_validates_its_run(monkeypatch):
     monkeypatch.setattr(validate_module, "validate_run", refuse)
     with pytest.raises(InvalidSchedule, match="node 3 while it is down"):
         simulate_batch_cell(cell)
+
+
+def test_cost_estimates_grow_with_the_expected_failures():
+    """The ETA weighs cells by batch_costs: a failure-free cell costs its fixed part and its jobs,
+    a cell with failures more, and more the more failures its MTBF promises (superlinearly)."""
+    from coschedule.campaign.simulators.batch.adapter import batch_costs
+
+    spec = small_spec(node_mtbf=(None, 1e7, 1e6, 1e5), checkpoint_cost=(0.0,), policies=("easy",), seeds=1)
+    costs = {c.node_mtbf: batch_costs(spec)[c.id] for c in spec.cells()}
+    n = next(iter(spec.cells())).workload.n
+    assert costs[None] == pytest.approx(0.3 + 5e-5 * n)
+    assert costs[None] < costs[1e7] < costs[1e6] < costs[1e5]
+    extra = {m: costs[m] - costs[None] for m in (1e7, 1e6, 1e5)}
+    assert extra[1e5] / extra[1e6] == pytest.approx(10 ** 1.5, rel=1e-9)  # F^1.5, F proportional to 1/MTBF

@@ -153,3 +153,46 @@ def test_stacked_coschedules_heuristic_above_optimum():
     assert top.get_xlim() == bottom.get_xlim() and bottom.get_xlabel() == "time (s)"
     assert len([p for p in top.patches if p.get_gid()]) == len([p for p in bottom.patches if p.get_gid()]) == inst.n
     assert _labels(top) and _labels(bottom)
+
+
+@pytest.mark.parametrize(("lo", "hi", "origin", "label", "unit"), [
+    (0.0, 29_363_626.0, None, "time (d)", 86400.0),  # KTH-SP2's 340 days
+    (0.0, 20_000.0, None, "time (h)", 3600.0),
+    (0.0, 600.0, None, "time (min)", 60.0),
+    (0.0, 50.0, None, "time (s)", 1.0),
+    (1_000_000.0, 1_500_000.0, None, "time (d from 11.6 d)", 86400.0),
+    (1_000_000.0, 1_020_000.0, None, "time (h from 11.6 d)", 3600.0),
+])
+def test_seconds_axis_reads_in_a_unit_without_offsets(lo, hi, origin, label, unit):
+    from coschedule.plot.figure import new_figure, seconds_axis
+
+    fig = new_figure()
+    ax = fig.add_subplot()
+    ax.plot([lo, hi], [0, 1])
+    ax.set_xlim(lo, hi)
+    seconds_axis(ax, lo, hi, origin=origin)
+    fig.canvas.draw()
+    assert ax.get_xlabel() == label
+    ticks = [t for t in ax.get_xticks() if lo <= t <= hi]
+    texts = [t.get_text() for t in ax.get_xticklabels() if t.get_text()]
+    assert len(ticks) >= 2 and texts
+    assert all("e" not in t and "+" not in t for t in texts)  # no scientific notation, no offset
+    assert ax.xaxis.get_offset_text().get_text() == ""
+    steps = {round((b - a) / unit, 9) for a, b in zip(ticks, ticks[1:])}
+    assert len(steps) == 1 and next(iter(steps)) in (0.5, 1, 2, 2.5, 5, 10, 20, 25, 50, 100)  # round steps of the unit
+
+
+def test_titles_wider_than_the_figure_are_wrapped_to_fit(tmp_path):
+    from coschedule.plot.figure import new_figure, save_figure
+
+    fig = new_figure(figsize=(4, 3))
+    ax = fig.add_subplot()
+    long = "Balancing: capacity utilized / unused / lost vs confidence, one failure seed per point, KTH-SP2"
+    fig.suptitle(long)
+    ax.set_title("KTH-SP2 on 4x4x8, 4000 failures, c = 1, migration, and more words to cut")
+    save_figure(fig, tmp_path / "f.png")
+    renderer = fig._get_renderer()
+    for text, room in ((fig._suptitle, fig.bbox.width), (ax.title, ax.get_window_extent(renderer).width * 1.15)):
+        assert "\n" in text.get_text()
+        assert text.get_window_extent(renderer).width <= room
+    assert " ".join(fig._suptitle.get_text().split()) == long  # the words, all of them, in order

@@ -492,8 +492,22 @@ class BatchSpec:
 
 
 def batch_costs(spec: BatchSpec) -> dict[str, float]:
-    """Cell id -> estimated cost: its number of jobs (runs cost about that, failures or not)."""
-    return {c.id: float(c.workload.n) for c in spec.cells()}
+    """Cell id -> estimated cost in seconds (the ETA of the progress line weighs cells by it):
+    ``0.3 + 5e-5 jobs + 9e-5 F^1.5``, ``F`` the failures expected over the run (nodes x the span
+    of the submissions plus the mean length, over the node MTBF). Fitted to the cells of the
+    bundled du2024 campaigns (1 to 20 s; a cell's cost grows faster than its failures, as a
+    failure-laden queue makes each plan longer); the ETA of those campaigns, ten seconds and a
+    minute in, came within 2x of the real time, where weighing by the jobs alone said 3x for the
+    MTBF sweep."""
+    costs = {}
+    spans: dict[str, float] = {}
+    for c in spec.cells():
+        w = c.workload
+        if c.workload_key not in spans:
+            spans[c.workload_key] = (float(w.submit.max() - w.submit.min()) + float(w.length.mean())) if w.n else 0.0
+        failures = 0.0 if c.node_mtbf is None else w.n_nodes * spans[c.workload_key] / c.node_mtbf
+        costs[c.id] = 0.3 + 5e-5 * w.n + 9e-5 * failures ** 1.5
+    return costs
 
 
 # ------------------------------------------------------------------------------- parsing

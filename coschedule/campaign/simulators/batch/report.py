@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from coschedule.campaign.report import _md_table
+from coschedule.units import format_duration
 
 from .figures import FIGURES
 
@@ -149,13 +150,15 @@ SETTING_HEADER = ("node_mtbf", "downtime", "C", "R", "runs")
 
 
 def _setting_cells(g: BatchGroup) -> list[str]:
+    """The failure setting as a person reads it: durations in their unit (``5.61 y``, ``1 h``)."""
     if g.node_mtbf is None:
         return ["none", "-", "-", "-", str(g.runs)]
-    return [f"{g.node_mtbf:g}", f"{g.downtime:g}", f"{g.checkpoint_cost:g}", f"{g.recovery_cost:g}", str(g.runs)]
+    return [format_duration(g.node_mtbf), format_duration(g.downtime), format_duration(g.checkpoint_cost),
+            format_duration(g.recovery_cost), str(g.runs)]
 
 
 def _flow(x: float) -> str:
-    return f"{x:.0f}" if math.isfinite(x) else "-"
+    return f"{x:,.0f}" if math.isfinite(x) else "-"
 
 
 def _by_setting(settings: Sequence[Any], policies: Sequence[str], cell: dict[tuple[Any, str], BatchGroup],
@@ -203,8 +206,8 @@ def _tables(groups: Sequence[BatchGroup]) -> list[tuple[str, list[str], list[lis
                 continue
             first = present[0]
             label = "failure-free" if first.node_mtbf is None else (
-                f"node_mtbf {first.node_mtbf:g} s, downtime {first.downtime:g} s, C {first.checkpoint_cost:g} s, "
-                f"R {first.recovery_cost:g} s")
+                f"node_mtbf {format_duration(first.node_mtbf)}, downtime {format_duration(first.downtime)}, "
+                f"C {format_duration(first.checkpoint_cost)}, R {format_duration(first.recovery_cost)}")
             labels = list(dict.fromkeys(c["label"] for g in present for c in g.classes))
             by = {(g.policy, c["label"]): c for g in present for c in g.classes}
             rows = []
@@ -236,9 +239,10 @@ def _tables(groups: Sequence[BatchGroup]) -> list[tuple[str, list[str], list[lis
             # node stealing's parts only when some policy has them
             keys = [k for k in keys if k not in ("stealing", "held")
                     or any((g.utilization or {}).get(k) for g in util)]
-            rows = [_setting_cells(g)[:4] + [g.policy] + [f"{(g.utilization or {}).get(k, math.nan):.4f}" for k in keys]
+            rows = [_setting_cells(g)[:4] + [g.policy] + [f"{100 * (g.utilization or {}).get(k, math.nan):.2f}"
+                                                          for k in keys]
                     for g in util]
-            out.append(("utilization: fractions of the window's node-seconds",
+            out.append(("utilization: % of the window's node-seconds",
                         [*SETTING_HEADER[:4], "policy", *keys], rows))
     return out
 
@@ -304,7 +308,8 @@ def batch_figure(rows: Sequence[dict[str, Any]], title: str | None = None, *, ki
 
         groups = [g for g in summarize_batch(failing) if g.utilization]
         many = len({g.setting for g in groups}) > 1
-        bars = [(f"{g.source}, {g.policy}" + (f" (node MTBF {g.node_mtbf:g} s, D {g.downtime:g} s)" if many else ""),
+        bars = [(f"{g.source}, {g.policy}" + (f" (node MTBF {format_duration(g.node_mtbf)}, D "
+                                              f"{format_duration(g.downtime)})" if many else ""),
                  g.utilization or {}) for g in groups]
         return plot_utilization_parts(bars, title=title)
     policies = list(dict.fromkeys(r["policy"] for r in failing))

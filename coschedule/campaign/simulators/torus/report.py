@@ -303,15 +303,17 @@ def _slowdowns(groups: Sequence[TorusGroup]) -> list[float]:
 
 
 def _floor(groups: Sequence[TorusGroup]) -> float:
-    """Where a slowdown band is clipped below: 0, or a tenth of the least mean on a log axis."""
+    """Where a slowdown band is clipped below: 1 (a bounded slowdown is at least 1), or a tenth
+    of the least mean on a log axis if that is lower."""
     ms = _slowdowns(groups)
-    return min(ms) / 10 if ms and max(ms) > 100 * min(ms) else 0.0
+    return min(1.0, min(ms) / 10) if ms and max(ms) > 100 * min(ms) else 1.0
 
 
 def _log_if_wide(ax: Any, groups: Sequence[TorusGroup]) -> None:
     """A log scale when the mean slowdowns span more than two decades (saturated queues next to
     failure-free runs), so that the small values stay readable."""
-    if _floor(groups) > 0:
+    ms = _slowdowns(groups)
+    if ms and max(ms) > 100 * min(ms):
         ax.set_yscale("log")
         ax.set_ylim(bottom=_floor(groups) * 5)
 
@@ -430,7 +432,7 @@ def _parameter_figure(groups: Sequence[TorusGroup], policy: str, x: str, what: s
                 s = series(point, (c, m))
                 _band(ax, [a for a, _ in s], [g.mean("mean_bounded_slowdown") for _, g in s],
                       [g.ci("mean_bounded_slowdown") for _, g in s], color=f"C{j // len(moves)}",
-                      ls=_STYLES[j % len(moves)], label=line(c, m))
+                      ls=_STYLES[j % len(moves)], label=line(c, m), low=1.0)
             ax.set_xlabel(f"{x} a" + (" (a = 0: fcfs)" if any(g.policy == "fcfs" for g in groups) else ""))
             ax.set_ylabel("mean bounded slowdown")
             ax.set_title(heading(point), fontsize=9)
