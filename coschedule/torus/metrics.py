@@ -151,16 +151,21 @@ class TorusMetrics:
                 "gamma": self.gamma}
 
     def table(self) -> str:
+        from coschedule.units import format_duration
+
+        def seconds(x: float, spec: str) -> str:  # a long duration also in the unit a person reads
+            return f"{x:,{spec}} s" + (f" ({format_duration(x)})" if x >= 120 else "")
+
         denom = "max" if self.bsld_rule == "max" else "min"
         t = "run time" if self.bsld_time == "run" else "request"
         rows = [
             ("jobs", f"{self.jobs:,}"),
             ("failures (hit a job)", f"{self.failures:,} ({self.job_failures:,})"),
-            ("mean wait", f"{self.mean_wait:,.1f} s"),
-            ("mean response", f"{self.mean_response:,.1f} s"),
+            ("mean wait", seconds(self.mean_wait, ".1f")),
+            ("mean response", seconds(self.mean_response, ".1f")),
             (f"mean bounded slowdown (Γ={self.gamma:g} s, {denom}({t}, Γ))", f"{self.mean_bsld:,.3f}"),
             ("max bounded slowdown", f"{self.max_bsld:,.3f}"),
-            ("span T", f"{self.span:,.0f} s"),
+            ("span T", seconds(self.span, ".0f")),
             ("capacity utilized / unused / lost",
              f"{self.util:.4f} / {self.unused:.4f} / {self.lost:.4f}"),
         ]
