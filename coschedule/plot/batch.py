@@ -376,26 +376,38 @@ def plot_sweep(
     figure; saves it when ``path`` is given."""
     if not rows:
         raise ValueError("nothing to plot: no sweep")
-    height = 3.6 * len(rows)
+    from matplotlib.ticker import FixedLocator, NullLocator
+
+    from coschedule.units import format_duration
+
+    height = 3.6 * len(rows) + 0.5
     fig = new_figure(figsize=(13, height))
     names = ("useful utilization", "maximum flow, largest jobs", "weighted mean flow")
+    handles: list[Any] = []
     for k, (heading, lines) in enumerate(rows):
+        mtbfs = sorted({p[0] for pts in lines.values() for p in pts})
         for col, name in enumerate(names):
             ax = fig.add_subplot(len(rows), 3, 3 * k + col + 1)
             for D, pts in sorted(lines.items()):
                 pts = sorted(pts)
-                ax.plot([p[0] / 3600 for p in pts], [p[col + 1] for p in pts], marker="o", ms=4,
-                        label=f"downtime {_hours(D)}")
+                line = ax.plot([p[0] / 3600 for p in pts], [p[col + 1] for p in pts], marker="o", ms=4,
+                               label=f"downtime {_hours(D)}")[0]
+                if k == 0 and col == 0:
+                    handles.append(line)
             ax.axhline(1.0, color="0.3", ls="--", lw=0.8)
             ax.set_xscale("log")
-            ax.set_xlabel("platform MTBF (hours)")
+            # the MTBFs of the sweep as ticks, read as durations (20 min, 1 h, 10 h), not 10^0
+            ax.xaxis.set_major_locator(FixedLocator([m / 3600 for m in mtbfs]))
+            ax.xaxis.set_minor_locator(NullLocator())
+            ax.set_xticks([m / 3600 for m in mtbfs], [format_duration(m) for m in mtbfs], fontsize=8)
+            ax.set_xlabel("platform MTBF")
             ax.set_ylabel(f"{policy} / {baseline}")
             ax.set_title(f"{heading}: {name}" + (" (higher: better)" if col == 0 else " (lower: better)"), fontsize=9)
             ax.grid(alpha=0.3)
-            if col == 0:
-                ax.legend(fontsize=7)
+    # one legend for all panels, below them: it covers no data
+    fig.legend(handles=handles, loc="lower center", ncol=max(1, len(handles)), fontsize=8, frameon=False)
     fig.suptitle(title or f"{policy} relative to {baseline} as failures get rarer", fontsize=11)
-    fig.tight_layout(rect=(0, 0, 1, 1 - 0.4 / height))
+    fig.tight_layout(rect=(0, 0.45 / height, 1, 1 - 0.4 / height))
     if path is not None:
         save_figure(fig, path)
     return fig

@@ -84,7 +84,7 @@ def fit_titles(fig: Figure) -> None:
 
     renderer = fig._get_renderer()  # the canvas of the format saved: Agg unless one was set
     texts = [(t, fig.bbox.width) for t in ([fig._suptitle] if fig._suptitle is not None else [])]
-    texts += [(ax.title, max(ax.get_window_extent(renderer).width * 1.15, 1.0)) for ax in fig.axes]
+    texts += [(ax.title, max(ax.get_window_extent(renderer).width * 1.3, 1.0)) for ax in fig.axes]  # the gap beside
     for text, room in texts:
         content = text.get_text()
         if not content:
