@@ -316,11 +316,11 @@ def register(sub: Any) -> None:
         epilog="examples:\n"
         "  coschedule redistrib synthetic-n20-p100 --at-end greedy --at-failure iterated\n"
         "  coschedule redistrib synthetic-n20-p100 --at-end local --at-failure saf --node-mtbf 5y --seed 2 \\\n"
-        "      -o timeline.csv --plot run.png\n"
+        "      -o timeline.csv --plot run.png --failures-out f.csv\n"
         "  coschedule redistrib synthetic-n20-p100 --at-end none --at-failure none --json   # the reference\n"
         "  coschedule redistrib synthetic-n20-p100 --at-end greedy --at-failure none --fault-free\n"
-        "  coschedule redistrib pack.json --at-end greedy --at-failure saf --failures f.csv --node-mtbf 10y\n"
-        "  coschedule redistrib generate --n 200 --P 2000 --seed 1 -o pack.json\n",
+        "  coschedule redistrib generate --n 200 --P 2000 --seed 1 -o pack.json\n"
+        "  coschedule redistrib pack.json --at-end greedy --at-failure saf --failures f.csv --node-mtbf 10y\n",
     )
     p.__class__ = _RedistribParser
     p.generate = _generate_parser()  # type: ignore[attr-defined]
