@@ -33,13 +33,21 @@ KINP_TIME_LIMIT, QUICK_TIME_LIMIT = 60.0, 10.0
 
 
 class _Ticker:
-    """One progress line on a terminal (stderr), redrawn every second with the step's elapsed
-    time, erased before a table row is printed; nothing at all when ``stream`` is None."""
+    """Progress of the steps of a benchmark on ``stream`` (stderr): on a terminal one line,
+    redrawn every second with the step's elapsed time and erased before a table row is printed;
+    elsewhere (``log``: a file, a pipe, a batch job) a plain line when a step starts and another
+    every :data:`LOG_EVERY` seconds while it lasts, never an escape code; nothing at all when
+    ``stream`` is None (``--json``)."""
 
-    def __init__(self, stream: TextIO | None) -> None:
+    #: seconds between two lines of a step that lasts, off a terminal
+    LOG_EVERY = 10.0
+
+    def __init__(self, stream: TextIO | None, *, log: bool = False) -> None:
         self.stream = stream
+        self.log = log
         self.message = ""
         self.t0 = time.monotonic()
+        self._said = self.t0
         self._lock = threading.Lock()
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
@@ -50,12 +58,17 @@ class _Ticker:
     def __call__(self, message: str) -> None:
         with self._lock:
             self.message, self.t0 = message, time.monotonic()
-        self._draw()
+            if self.log and self.stream is not None:
+                self._said = self.t0
+                self.stream.write(f"bench: {message}\n")
+                self.stream.flush()
+        if not self.log:
+            self._draw()
 
     def clear(self) -> None:
         with self._lock:
             self.message = ""
-            if self.stream is not None:
+            if self.stream is not None and not self.log:
                 self.stream.write("\r\x1b[K")
                 self.stream.flush()
 
@@ -73,7 +86,14 @@ class _Ticker:
         with self._lock:
             if self.stream is None or not self.message:
                 return
-            self.stream.write(f"\r\x1b[K{self.message} {time.monotonic() - self.t0:.0f} s")
+            now = time.monotonic()
+            if self.log:
+                if now - self._said >= self.LOG_EVERY:
+                    self._said = now
+                    self.stream.write(f"bench: {self.message}: {now - self.t0:.0f} s so far\n")
+                    self.stream.flush()
+                return
+            self.stream.write(f"\r\x1b[K{self.message} {now - self.t0:.0f} s")
             self.stream.flush()
 
 
@@ -101,6 +121,13 @@ def _sigterm_exits(code: int = EXIT_SIGTERM) -> Iterator[None]:
         signal.signal(signal.SIGTERM, old)
     if fired:  # the body went on after the signal: its SystemExit was lost
         raise SystemExit(code)
+
+
+def _ticker(args: argparse.Namespace, tty: bool) -> _Ticker:
+    """A bar on a terminal, log lines elsewhere, nothing with ``--json``."""
+    if getattr(args, "json", False):
+        return _Ticker(None)
+    return _Ticker(sys.stderr, log=not tty)
 
 
 def cmd_bench(args: argparse.Namespace) -> int:
@@ -132,7 +159,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
         sizes = {**sizes, "3": args.n3}
     if args.nn:
         sizes = {**sizes, "n": args.nn}
-    ticker = _Ticker(sys.stderr if tty else None)
+    ticker = _ticker(args, tty)
     rows = []
     try:
         if not args.json:
@@ -184,7 +211,7 @@ def _bench_rlist(args: argparse.Namespace, tty: bool) -> int:
             if h not in RLIST_HEURISTICS:
                 raise unknown_name("heuristic", h, RLIST_HEURISTICS)
     rows = []
-    ticker = _Ticker(sys.stderr if tty else None)
+    ticker = _ticker(args, tty)
     base = "C++" if args.baseline_binary else "baseline"
     try:
         if not args.json:
@@ -277,7 +304,7 @@ def _bench_batch(args: argparse.Namespace, tty: bool) -> int:
         if c not in BATCH_CASES and c not in COMMAND_CASES:
             raise unknown_name("batch benchmark case", c, [*BATCH_CASES, *COMMAND_CASES])
     repeat = args.repeat or 1
-    ticker = _Ticker(sys.stderr if tty else None)
+    ticker = _ticker(args, tty)
     try:
         bench = bench_batch([c for c in cases if c in BATCH_CASES], accasim=not args.no_accasim, repeat=repeat,
                             progress=ticker)
@@ -361,7 +388,7 @@ def _bench_torus(args: argparse.Namespace, tty: bool) -> int:
     if args.cases:
         cases = [c.strip().lower() for c in args.cases.split(",") if c.strip()]
     repeat = args.repeat or 5
-    ticker = _Ticker(sys.stderr if tty else None)
+    ticker = _ticker(args, tty)
     try:
         rows = bench_torus(cases, repeat=repeat, progress=ticker)
     finally:
@@ -393,7 +420,7 @@ def _bench_redistrib(args: argparse.Namespace, tty: bool) -> int:
     cases = [c.strip().lower() for c in args.cases.split(",") if c.strip()] if args.cases else (
         ["n1000"] if args.quick else list(DEFAULT_CASES))
     repeat = args.repeat or (1 if args.quick else 3)
-    ticker = _Ticker(sys.stderr if tty else None)
+    ticker = _ticker(args, tty)
     try:
         rows = bench_redistrib(cases, repeat=repeat, progress=ticker)
     finally:
