@@ -293,7 +293,7 @@ def _dask_client(dask: str | Any) -> Any:
         raise SolverUnavailable("--dask needs dask.distributed: pip install 'coschedule[dask]'") from None
     try:
         return Client(dask, timeout=DASK_CONNECT_TIMEOUT)
-    except (OSError, TimeoutError) as e:
+    except (OSError, TimeoutError, ValueError) as e:  # ValueError: not an address (no port, no scheme)
         raise SolverUnavailable(f"cannot reach the Dask scheduler at {dask}: {e}") from None
 
 

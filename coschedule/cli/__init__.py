@@ -101,6 +101,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except OSError as e:
         print(f"{command}: error: {e.filename or ''}: {e.strerror}", file=sys.stderr)
         return EXIT_USAGE
+    except MemoryError as e:  # an allocation past the machine's memory (numpy names its size)
+        detail = str(e).replace("Unable to allocate", "cannot allocate") or "an allocation failed"
+        print(f"{command}: error: not enough memory: {detail}; use smaller sizes", file=sys.stderr)
+        return EXIT_USAGE
     except KeyboardInterrupt as e:  # Ctrl-C, or SIGTERM (signals.Terminated)
         print(f"{command}: {signals.reason(e)}", file=sys.stderr)
         return signals.exit_status(e)

@@ -24,6 +24,7 @@ from .common import (
     load_workload_arg,
     nonnegative_duration,
     nonnegative_float,
+    nonnegative_int,
     positive_int,
     write_figure,
 )
@@ -233,6 +234,25 @@ def _optimal_json(args: argparse.Namespace, res: Any, policy_value: float) -> di
     }
 
 
+def _refuse_endless(args: argparse.Namespace, workload: Workload) -> None:
+    """A run that would not end is refused before it starts, as a batch campaign refuses it: some
+    job expects more than :data:`~coschedule.sim.checkpointing.MAX_EXPECTED_RESTARTS` restarts
+    of a segment at the node MTBF (drawn failures only: a failure file ends)."""
+    from ..sim.checkpointing import MAX_EXPECTED_RESTARTS, Checkpointing, worst_expected_restarts
+
+    if args.node_mtbf is None or args.failures is not None:
+        return
+    ck = Checkpointing(cost=float(args.checkpoint_cost or 0.0), recovery=args.recovery_cost, node_mtbf=args.node_mtbf)
+    expected, j = worst_expected_restarts(workload, ck, args.node_mtbf)
+    if expected > MAX_EXPECTED_RESTARTS:
+        segment = "checkpoint period" if ck.enabled else "run"
+        raise CoscheduleError(
+            f"{args.workload}: job {workload.ids[j]} ({int(workload.nodes[j])} nodes, {float(workload.length[j]):g} s) "
+            f"expects {expected:.3g} restarts per {segment} at --node-mtbf {args.node_mtbf:g} s (the limit is "
+            f"{MAX_EXPECTED_RESTARTS:g}): the run would not end; raise --node-mtbf"
+            + (" or give --checkpoint-cost" if not ck.enabled else ""))
+
+
 def _reservations(args: argparse.Namespace) -> dict[str, str]:
     """``run_batch``'s ``reservations`` when given (else its default)."""
     return {} if args.reservations is None else {"reservations": args.reservations}
@@ -263,6 +283,7 @@ def cmd_batch(args: argparse.Namespace) -> int:
     if workload.n == 0:
         raise InvalidInstance(f"{args.workload}: no job to run (every job was dropped: run time or size unknown)")
     failures = None if args.failures is None else _read_failures_arg(args.failures, workload.n_nodes)
+    _refuse_endless(args, workload)
     instance = None if args.optimal is None else _clairvoyant_instance(args, workload, failures)
     result = run_batch(
         workload, args.policy, failures=failures, node_mtbf=args.node_mtbf, seed=args.seed,
@@ -366,7 +387,7 @@ def register(sub: Any) -> None:
     g.add_argument("--node-mtbf", type=duration, default=None, metavar="T",
                    help="MTBF of one node (seconds, or with a unit: 2e6, 30d, 5y): per-node Poisson failures drawn from --seed (with "
                    "--failures, it only sets the checkpoint period)")
-    g.add_argument("--seed", type=int, default=None, metavar="K", help="seed of the drawn failures (default 0)")
+    g.add_argument("--seed", type=nonnegative_int, default=None, metavar="K", help="seed of the drawn failures (default 0)")
     g.add_argument("--downtime", type=nonnegative_duration, default=None, metavar="T",
                    help="a failed node is down for T (seconds, or 1h, 1d; default 0: it stays up)")
     g.add_argument("--release", choices=("resubmission", "first"), default=None,

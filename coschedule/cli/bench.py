@@ -19,7 +19,7 @@ from typing import Any, TextIO
 
 from ..errors import FormatError
 from .bench_rows import _TORUS_PRINTERS, _command_rows, _num, _print_commands
-from .common import EXIT_INVALID, Formatter, duration, emit_json, positive_int
+from .common import EXIT_INVALID, Formatter, duration, emit_json, nonnegative_int, positive_int
 
 __all__ = ["EXIT_SIGTERM", "cmd_bench", "register"]
 
@@ -549,7 +549,7 @@ def register(sub: Any) -> None:
     p.alias("--p", "--P")
     p.alias("--jobs", "--n")
     p.alias("--heuristics", "--heuristic")
-    p.add_argument("--seed", type=int, default=0, help="rlist: seed of the instance and scenarios (default 0)")
+    p.add_argument("--seed", type=nonnegative_int, default=0, help="rlist: seed of the instance and scenarios (default 0)")
     p.add_argument("--n3", type=positive_int, nargs="+", help="sizes n for k = 3")
     p.add_argument("--nn", type=positive_int, nargs="+", help="sizes n for k = n")
     p.add_argument("--ilp-solver", default="cbc", help="backend of the paper's ILP (default cbc)")

@@ -20,7 +20,7 @@ from coschedule.campaign.simulators.torus.figures import FIGURES as TORUS_FIGURE
 
 from ..data import TRACES_ENV, spec_path
 from ..errors import CampaignError
-from .common import Formatter, duration, write_figure
+from .common import Formatter, duration, nonnegative_int, write_figure
 
 if TYPE_CHECKING:  # numpy and the simulators: imported by the commands, not to build the parser
     from coschedule.campaign.simulators.batch.adapter import BatchSpec
@@ -115,7 +115,7 @@ def register(sub: Any) -> None:
     g.add_argument("--qbar", help="values: 0,0.1,0.3 or a range 0:0.9:0.1")
     g.add_argument("--P", dest="P", help="platform sizes: 10000 or 5000:20000:2500 (default: the instances')")
     g.add_argument("--scenarios", type=int, help="failure scenarios per cell (default 1000)")
-    g.add_argument("--seed", type=int, help="campaign seed (default 0)")
+    g.add_argument("--seed", type=nonnegative_int, help="campaign seed (default 0)")
     g.add_argument("--keep-makespans", action="store_true", help="store every scenario's makespan and L(f)")
     g = p.add_argument_group("batch and torus campaigns (override the spec's)")
     g.add_argument("--workload", nargs="+", metavar="W",

@@ -11,7 +11,15 @@ from typing import Any
 
 from ..errors import CoscheduleError
 from ..results import Status
-from .common import Formatter, duration, emit_json, positive_float, positive_int, write_figure
+from .common import (
+    Formatter,
+    duration,
+    emit_json,
+    nonnegative_int,
+    positive_float,
+    positive_int,
+    write_figure,
+)
 
 __all__ = ["register", "cmd_counterexample"]
 
@@ -171,7 +179,7 @@ def register(sub: Any) -> None:
     p.add_argument("--n", type=positive_int, default=5, help="search: at most this many jobs/tasks (default 5)")
     p.add_argument("--restarts", type=positive_int, default=5, help="search: random restarts (default 5)")
     p.add_argument("--steps", type=positive_int, default=50, help="search: local moves per restart (default 50)")
-    p.add_argument("--seed", type=int, default=0, help="search: seed (default 0; same seed, same search)")
+    p.add_argument("--seed", type=nonnegative_int, default=0, help="search: seed (default 0; same seed, same search)")
     p.add_argument("--max-time", type=positive_float, default=120.0, help="search: wall-clock budget, s (default 120)")
     p.add_argument("--k", type=positive_int, default=None, help="search with pack-approx: k (default p)")
     p.add_argument("-o", "--output", metavar="DIR", help="write instance, scenario and both schedules here")

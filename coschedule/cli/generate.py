@@ -6,7 +6,7 @@ import argparse
 from typing import Any
 
 from ..errors import CoscheduleError
-from .common import Formatter, emit_json, positive_int
+from .common import Formatter, emit_json, nonnegative_int, positive_int
 
 __all__ = ["register", "cmd_generate"]
 
@@ -69,7 +69,7 @@ def register(sub: Any) -> None:
     p.add_argument("--n", type=positive_int, required=True, help="number of tasks")
     p.add_argument("--P", type=positive_int, required=True, help="number of processors (p in the k-in-p paper)")
     p.alias("--p", "--P")
-    p.add_argument("--seed", type=int, default=0, help="random seed (default 0; same seed, same instance)")
+    p.add_argument("--seed", type=nonnegative_int, default=0, help="random seed (default 0; same seed, same instance)")
     p.add_argument("--m-inf", type=int, default=1_500_000, help="synthetic: smallest problem size m (default 1500000)")
     p.add_argument("--m-sup", type=int, default=2_500_000, help="synthetic: largest problem size m (default 2500000)")
     p.add_argument("--f", type=float, default=0.08, help="synthetic: sequential fraction (default 0.08)")

@@ -278,7 +278,7 @@ def _generate_parser() -> OneLineErrorParser:
     g.add_argument("--n", type=positive_int, required=True, help="number of applications")
     g.add_argument("--P", type=positive_int, required=True, help="number of processors (p in the paper; at least 2n)")
     g.alias("--p", "--P")
-    g.add_argument("--seed", type=int, default=0, help="random seed (default 0; same seed, same pack)")
+    g.add_argument("--seed", type=nonnegative_int, default=0, help="random seed (default 0; same seed, same pack)")
     g.add_argument("--m-inf", type=int, default=1_500_000, help="smallest problem size m (default 1500000)")
     g.add_argument("--m-sup", type=int, default=2_500_000, help="largest problem size m (default 2500000)")
     g.add_argument("--f", type=float, default=0.08, help="sequential fraction (default 0.08)")

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 from ..errors import CoscheduleError, InvalidSchedule
 from ..results import ExactResult, Status
-from .common import emit_json, write_figure
+from .common import emit_json, nonnegative_int, write_figure
 
 if TYPE_CHECKING:  # numpy: imported by the commands, not to build the parser
     from ..rigid import FailureScenario, RigidInstance
@@ -157,7 +157,7 @@ def add_rigid_options(p: argparse.ArgumentParser) -> argparse._ArgumentGroup:
                    help="failure scenario file (failed attempts per job), or a bundled scenario's name")
     g.add_argument("--qbar", type=float, default=None,
                    help="sample one scenario of the silent-error model with mean failure probability qbar (§5.1)")
-    g.add_argument("--seed", type=int, default=None, help="seed for --qbar and the RANDOM priority (default 0)")
+    g.add_argument("--seed", type=nonnegative_int, default=None, help="seed for --qbar and the RANDOM priority (default 0)")
     g.add_argument("--priority", default=None, help="LPT (default), SPT, HPA, LPA, LA, SA, RANDOM, LJF")
     return g
 

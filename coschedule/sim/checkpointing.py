@@ -27,10 +27,14 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
-__all__ = ["Checkpointing", "NO_CHECKPOINTING", "StopPoint"]
+if TYPE_CHECKING:
+    from .workload import Workload
+
+__all__ = ["MAX_EXPECTED_RESTARTS", "NO_CHECKPOINTING", "Checkpointing", "StopPoint", "worst_expected_restarts"]
 
 
 @dataclass(frozen=True)
@@ -198,3 +202,29 @@ class Checkpointing:
 
 #: no checkpointing, no recovery cost: a failed job restarts from scratch at once
 NO_CHECKPOINTING = Checkpointing()
+
+
+#: a run where some job expects more restarts than this per checkpoint period (per run without
+#: checkpoints) is refused before it starts: it would not end (the campaigns' ``max_restarts``)
+MAX_EXPECTED_RESTARTS = 1e4
+
+
+def worst_expected_restarts(workload: Workload, checkpointing: Checkpointing, node_mtbf: float) -> tuple[float, int]:
+    """The largest expected number of restarts of a job's segment, and that job's index.
+
+    A segment is what a job must run without a failure on any of its ``q`` nodes: its checkpoint
+    period (its length without checkpointing), plus the checkpoint and the recovery. Node
+    failures being Poisson of rate ``1 / node_mtbf``, it succeeds with probability ``exp(-q
+    seg / node_mtbf)`` and is restarted ``exp(q seg / node_mtbf) - 1`` times on average
+    (``inf`` past the floats). Used by ``coschedule batch`` and the batch campaigns to refuse,
+    up front, a run that would not end."""
+    nodes = np.asarray(workload.nodes, dtype=np.float64)
+    if not len(nodes) or not math.isfinite(node_mtbf):
+        return 0.0, 0
+    period = {p: checkpointing.period(p) for p in set(workload.nodes.tolist())}
+    seg = np.minimum(workload.length, [period[p] for p in workload.nodes.tolist()]) + checkpointing.cost + \
+        checkpointing.R
+    x = nodes * seg / node_mtbf
+    j = int(np.argmax(x))
+    with np.errstate(over="ignore"):
+        return float(np.expm1(x[j])), j

@@ -23,6 +23,7 @@ from ..common import (
     input_path,
     load_workload_arg,
     nonnegative_duration,
+    nonnegative_int,
     positive_float,
     positive_int,
     write_figure,
@@ -215,7 +216,7 @@ def register_simulate(tsub: Any) -> None:
     g.add_argument("--failure-model", choices=("clustered", "uniform"), default=None,
                    help="clustered (default): bursts of simultaneous failures on neighbouring units (mean 4); "
                    "uniform: times and units uniform")
-    g.add_argument("--seed", type=int, default=None, metavar="S",
+    g.add_argument("--seed", type=nonnegative_int, default=None, metavar="S",
                    help="seed of the drawn failures and of the tie-breaking predictor (default 0)")
     g.add_argument("--downtime", type=nonnegative_duration, default=0.0, metavar="T",
                    help="a failed unit is down for T (seconds, or 1h; default 0: transient, §6.1; §7.1's realistic case: > 0)")

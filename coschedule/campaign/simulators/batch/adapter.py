@@ -43,6 +43,7 @@ from coschedule.campaign.workloads import (
     describe_workloads,
     workload_source_from_dict,
 )
+from coschedule.sim.checkpointing import MAX_EXPECTED_RESTARTS
 
 if TYPE_CHECKING:  # coschedule.sim imports numba: not before a cell runs
     from coschedule.sim.workload import Workload
@@ -86,7 +87,7 @@ BATCH_SCHEMA = ResultSchema.table(
     json=("metrics",), nullable_ints=("seed_index", "seed"), version=2, results=BATCH_RESULTS,
 )
 #: refuse a grid where some job expects more restarts than this per checkpoint period
-DEFAULT_MAX_RESTARTS = 1e4
+DEFAULT_MAX_RESTARTS = MAX_EXPECTED_RESTARTS
 
 
 # ------------------------------------------------------------------------------- the metrics
@@ -353,7 +354,7 @@ class BatchSpec:
     def check(self) -> None:
         """Everything that can go wrong before the first cell: the sources load, and no job of a
         failure setting expects more than ``max_restarts`` restarts per segment."""
-        from coschedule.sim.checkpointing import Checkpointing
+        from coschedule.sim.checkpointing import Checkpointing, worst_expected_restarts
 
         for src in self.sources:
             src.check()
@@ -363,12 +364,7 @@ class BatchSpec:
                 for C in self.checkpoint_cost:
                     for R in self.recovery_cost:
                         ck = Checkpointing(cost=C, recovery=R, node_mtbf=m)
-                        period = {p: ck.period(p) for p in set(w.nodes.tolist())}
-                        seg = np.minimum(w.length, [period[p] for p in w.nodes.tolist()]) + ck.cost + ck.R
-                        x = w.nodes * seg / m
-                        j = int(np.argmax(x))
-                        with np.errstate(over="ignore"):
-                            expected = float(np.expm1(x[j]))
+                        expected, j = worst_expected_restarts(w, ck, m)
                         if expected > self.max_restarts:
                             raise CampaignError(
                                 f"{ref.key}: job {w.ids[j]} ({int(w.nodes[j])} nodes, {float(w.length[j]):g} s) "

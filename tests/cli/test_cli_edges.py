@@ -1,0 +1,44 @@
+"""Edge-case inputs that used to end in a traceback or run without end (issue 27): each is now a
+one-line error with exit status 2, before any work."""
+
+from __future__ import annotations
+
+import pytest
+
+from coschedule.cli import main
+
+CASES = [
+    (["batch", "batch/toy.json", "--policy", "easy", "--node-mtbf", "100", "--seed", "-1"],
+     "argument --seed: expected an integer >= 0, got -1"),
+    (["torus", "simulate", "batch/toy.json", "--shape", "2x2x2", "--policy", "fcfs", "--failure-count", "3", "--seed",
+      "-1"], "argument --seed: expected an integer >= 0, got -1"),
+    (["redistrib", "generate", "--n", "5", "--P", "16", "--seed", "-1"],
+     "argument --seed: expected an integer >= 0, got -1"),
+    (["batch", "batch/toy.json", "--policy", "easy", "--nodes", "1000000000000000000"],
+     "not enough memory: cannot allocate"),
+    (["redistrib", "generate", "--n", "100000000000", "--P", "1000000000000"], "not enough memory: cannot allocate"),
+    (["batch", "batch/toy.json", "--policy", "easy", "--node-mtbf", "1e-300"],
+     "job J3 (6 nodes, 10 s) expects inf restarts per run at --node-mtbf 1e-300 s (the limit is 10000): the run "
+     "would not end"),
+    (["batch", "KTH-SP2-1996-2.1-cln", "--policy", "easy", "--node-mtbf", "100000"],
+     "job 10504 (64 nodes, 179220 s) expects 6.52e+49 restarts per run at --node-mtbf 100000 s"),
+    (["simulate", "demo", "--dask", "notanaddress"], "cannot reach the Dask scheduler at notanaddress"),
+]
+
+
+@pytest.mark.parametrize(("argv", "message"), CASES, ids=[" ".join(a[:2]) + f" #{k}" for k, (a, _) in enumerate(CASES)])
+def test_one_line_exit_2(capsys, tmp_path, monkeypatch, argv, message):
+    monkeypatch.chdir(tmp_path)
+    try:
+        code = main(argv)
+    except SystemExit as stop:  # argparse's errors
+        code = stop.code
+    err = capsys.readouterr().err
+    assert code == 2, err
+    assert err.count("\n") == 1 and message in err and "Traceback" not in err
+    assert not list(tmp_path.iterdir())  # nothing written
+
+
+def test_checkpoints_make_the_same_mtbf_feasible(capsys):
+    """The refusal is about restarts per segment: with checkpoints the segment is a period."""
+    assert main(["batch", "batch/toy.json", "--policy", "easy", "--node-mtbf", "1e4", "--checkpoint-cost", "1"]) == 0
