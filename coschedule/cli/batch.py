@@ -20,6 +20,7 @@ from .common import (
     Formatter,
     duration,
     emit_json,
+    figure_path,
     input_path,
     load_workload_arg,
     nonnegative_duration,
@@ -431,7 +432,7 @@ def register(sub: Any) -> None:
                    "the paper: 10d:30d, days 11 to 30)")
     g.add_argument("-o", "--output", metavar="FILE", default=None,
                    help="write Batsim's jobs.csv here, one row per attempt (J, J#1, ... for reruns)")
-    g.add_argument("--plot", metavar="FILE", dest="plot", default=None,
+    g.add_argument("--plot", type=figure_path, metavar="FILE", dest="plot", default=None,
                    help="draw the run (nodes x time) to FILE: the suffix picks the format (.png, .svg, .pdf); "
                    "needs matplotlib")
     g.add_argument("--json", action="store_true", help="machine-readable output")

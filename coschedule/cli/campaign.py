@@ -20,7 +20,7 @@ from coschedule.campaign.simulators.torus.figures import FIGURES as TORUS_FIGURE
 
 from ..data import TRACES_ENV, spec_path
 from ..errors import CampaignError
-from .common import Formatter, duration, nonnegative_int, write_figure
+from .common import Formatter, duration, figure_path, nonnegative_int, write_figure
 
 if TYPE_CHECKING:  # numpy and the simulators: imported by the commands, not to build the parser
     from coschedule.campaign.simulators.batch.adapter import BatchSpec
@@ -152,7 +152,7 @@ def register(sub: Any) -> None:
     p.add_argument("--csv", metavar="FILE", help="write every cell as CSV ('-' for stdout)")
     p.add_argument("--json", action="store_true", help="print the spec, cells and groups as JSON")
     p.add_argument("--markdown", action="store_true", help="print the tables as Markdown")
-    p.add_argument("--plot", metavar="FILE",
+    p.add_argument("--plot", type=figure_path, metavar="FILE",
                    help="draw the paper's panels to FILE: the suffix picks the format (.png, .svg, .pdf, ...), "
                    "none writes FILE.png and FILE.svg")
     p.add_argument("--title", help="figure title")

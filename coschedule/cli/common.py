@@ -163,6 +163,22 @@ def nonnegative_duration(text: str) -> float:
     return value
 
 
+#: the picture formats matplotlib writes (its default backends): a --plot suffix among them picks it
+FIGURE_FORMATS = ("png", "svg", "pdf", "eps", "ps", "jpg", "jpeg", "tif", "tiff", "webp", "pgf", "svgz", "raw", "rgba")
+
+
+def figure_path(text: str) -> str:
+    """A ``--plot`` file: a name with a picture suffix (``run.png``), or without one (``run``:
+    PNG and SVG). A suffix of letters that is no picture format (``run.xyz``, ``run.csv``) is
+    an error, not ``run.xyz.png``; a dotted name with digits (``fig.v2``) is a name."""
+    suffix = Path(text).suffix[1:]
+    if suffix.isalpha() and suffix.lower() not in FIGURE_FORMATS:
+        raise argparse.ArgumentTypeError(f"{text}: .{suffix} is not a picture format (use one of "
+                                         f"{', '.join('.' + f for f in FIGURE_FORMATS[:5])}, ...; no suffix: "
+                                         "PNG and SVG)")
+    return text
+
+
 def write_figure(fig: Any, path: str | Path) -> list[Path]:
     """Save a figure as :func:`coschedule.plot.save_figure` does (the suffix picks the format;
     none: PNG and SVG) and say so on stderr, one line per file: ``wrote figure: x.png``."""

@@ -29,6 +29,7 @@ from .common import (
     OneLineErrorParser,
     duration,
     emit_json,
+    figure_path,
     nonnegative_duration,
     nonnegative_float,
     nonnegative_int,
@@ -370,7 +371,7 @@ def register(sub: Any) -> None:
     g.add_argument("-o", "--output", metavar="FILE", default=None,
                    help="write the timeline here: CSV, one row per phase of an application (compute, downtime, "
                    "recovery, redistribution, checkpoint) with its processors")
-    g.add_argument("--plot", metavar="FILE", default=None,
+    g.add_argument("--plot", type=figure_path, metavar="FILE", default=None,
                    help="draw the run: a Gantt chart by application (a processor-count map for large packs); the "
                    "suffix picks the format; needs matplotlib")
     g.add_argument("--json", action="store_true", help="machine-readable output")

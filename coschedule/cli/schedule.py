@@ -17,6 +17,7 @@ from .common import (
     Formatter,
     duration,
     emit_json,
+    figure_path,
     load_instance_arg,
     nonnegative_int,
     positive_float,
@@ -299,7 +300,7 @@ def _add_common_options(p: argparse.ArgumentParser, what: str) -> None:
                    "the rounding error is reported as the tolerance")
     p.add_argument("-o", "--output", help=f"write {what} as JSON here")
     p.alias("--gantt", "--plot")  # type: ignore[attr-defined]  # the former spelling (OneLineErrorParser)
-    p.add_argument("--plot", metavar="FILE", dest="plot",
+    p.add_argument("--plot", type=figure_path, metavar="FILE", dest="plot",
                    help="draw the schedule to FILE: the suffix picks the format (.png, .svg, .pdf, ...), none "
                    "writes FILE.png and FILE.svg; needs matplotlib; failed attempts hatched")
     p.add_argument("--json", action="store_true", help="machine-readable output")

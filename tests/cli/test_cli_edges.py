@@ -23,6 +23,12 @@ CASES = [
     (["batch", "KTH-SP2-1996-2.1-cln", "--policy", "easy", "--node-mtbf", "100000"],
      "job 10504 (64 nodes, 179220 s) expects 6.52e+49 restarts per run at --node-mtbf 100000 s"),
     (["simulate", "demo", "--dask", "notanaddress"], "cannot reach the Dask scheduler at notanaddress"),
+    (["batch", "batch/toy.json", "--policy", "easy", "--plot", "run.xyz"],
+     "argument --plot: run.xyz: .xyz is not a picture format"),
+    (["redistrib", "synthetic-n20-p100", "--at-end", "none", "--at-failure", "none", "--plot", "run.csv"],
+     ".csv is not a picture format"),
+    (["batch", "batch/toy.json", "--policy", "easy", "-o", "nodir/jobs.csv"],
+     "nodir/jobs.csv: no such directory: nodir"),
 ]
 
 
@@ -42,3 +48,22 @@ def test_one_line_exit_2(capsys, tmp_path, monkeypatch, argv, message):
 def test_checkpoints_make_the_same_mtbf_feasible(capsys):
     """The refusal is about restarts per segment: with checkpoints the segment is a period."""
     assert main(["batch", "batch/toy.json", "--policy", "easy", "--node-mtbf", "1e4", "--checkpoint-cost", "1"]) == 0
+
+
+def test_a_folder_as_the_output_is_refused_and_left_alone(capsys, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "out").mkdir()
+    (tmp_path / "link").symlink_to(tmp_path / "out")
+    for target in ("out", "link"):
+        assert main(["batch", "batch/toy.json", "--policy", "easy", "-o", target]) == 2
+        err = capsys.readouterr().err
+        assert err == f"coschedule batch: error: {target}: is a directory, expected a file to write\n"
+    assert (tmp_path / "link").is_symlink() and sorted(p.name for p in tmp_path.iterdir()) == ["link", "out"]
+    assert not list((tmp_path / "out").iterdir())
+
+
+def test_a_dotted_name_with_digits_is_a_figure_name(capsys, tmp_path, monkeypatch):
+    pytest.importorskip("matplotlib")
+    monkeypatch.chdir(tmp_path)
+    assert main(["batch", "batch/toy.json", "--policy", "easy", "--plot", "fig.v2"]) == 0
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["fig.v2.png", "fig.v2.svg"]

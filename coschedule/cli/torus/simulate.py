@@ -20,6 +20,7 @@ from coschedule.errors import CoscheduleError, InvalidInstance
 from ..common import (
     Formatter,
     emit_json,
+    figure_path,
     input_path,
     load_workload_arg,
     nonnegative_duration,
@@ -230,7 +231,7 @@ def register_simulate(tsub: Any) -> None:
                    "time\") or its wall-time request")
     g.add_argument("-o", "--output", metavar="FILE", default=None,
                    help="write Batsim's jobs.csv here, one row per attempt, partitions as node lists")
-    g.add_argument("--plot", metavar="FILE", default=None,
+    g.add_argument("--plot", type=figure_path, metavar="FILE", default=None,
                    help="draw the torus at an instant (slices, jobs coloured, failures marked) and the Gantt "
                    "chart of the jobs around it; the suffix picks the format; needs matplotlib")
     g.add_argument("--plot-at", type=nonnegative_duration, default=None, metavar="T",
