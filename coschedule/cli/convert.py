@@ -60,6 +60,9 @@ def _to_batsim(source: str, args: argparse.Namespace) -> int:
         raise CoscheduleError("--day applies to --to rigid; a Batsim workload keeps every usable job "
                               "with its submit time")
     workload = load_workload_arg(source, nodes=args.nodes)
+    if workload.n == 0:
+        raise CoscheduleError(f"{source}: no usable job ({workload.dropped} dropped: run time or size unknown); "
+                              f"nothing written")
     write_batsim(workload, args.output)
     if args.json:
         emit_json({"output": args.output, "format": "batsim", "name": workload.name, "n": workload.n,

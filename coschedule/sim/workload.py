@@ -37,6 +37,11 @@ from ..io.files import read_utf8, write_text
 __all__ = ["Workload", "read_batsim", "workload_from_swf", "write_batsim"]
 
 
+#: the latest time a workload may reach (a job's submit time plus its wall time), in seconds: past
+#: it, a float no longer holds a second exactly and runs of many jobs lose work
+MAX_TIME = 1e15
+
+
 @dataclass(frozen=True, eq=False)
 class Workload:
     """Jobs ``k = 0..n-1`` in submission order on a platform of ``n_nodes`` nodes."""
@@ -76,6 +81,18 @@ class Workload:
         if late.any():
             k = int(np.argmax(late))
             raise InvalidInstance(f"job {self.ids[k]}: submit time plus wall time overflows (beyond the largest float)")
+        end = arrays["submit"] + arrays["walltime"]
+        far = end > MAX_TIME
+        if far.any():
+            k = int(np.argmax(far))
+            raise InvalidInstance(f"job {self.ids[k]}: submit time plus wall time {float(end[k]):.6g} s is beyond "
+                                  f"{MAX_TIME:.0e} s (31.7 million years), the times this simulator keeps exact")
+        blurred = np.spacing(end) > 1e-3 * arrays["length"]
+        if blurred.any():
+            k = int(np.argmax(blurred))
+            raise InvalidInstance(f"job {self.ids[k]}: at its times (submit {float(arrays['submit'][k]):.6g} s) a float "
+                                  f"cannot hold its length {float(arrays['length'][k]):g} s to 0.1 %: its work "
+                                  "would vanish from the flows and the utilization")
         short = arrays["walltime"] < arrays["length"]
         if short.any():
             k = int(np.argmax(short))

@@ -67,3 +67,38 @@ def test_a_dotted_name_with_digits_is_a_figure_name(capsys, tmp_path, monkeypatc
     monkeypatch.chdir(tmp_path)
     assert main(["batch", "batch/toy.json", "--policy", "easy", "--plot", "fig.v2"]) == 0
     assert sorted(p.name for p in tmp_path.iterdir()) == ["fig.v2.png", "fig.v2.svg"]
+
+
+def test_times_a_float_cannot_hold_are_refused(capsys, tmp_path):
+    """A job at 1e18 s used to get flow 0 and its work vanished from the utilization; a load scale
+    of 1e300 reported nan. Both are one-line errors now."""
+    import json
+
+    jobs = [{"id": "a", "subtime": 0, "res": 2, "walltime": 100, "profile": "p"},
+            {"id": "b", "subtime": 1e18, "res": 2, "walltime": 100, "profile": "p"}]
+    path = tmp_path / "far.json"
+    path.write_text(json.dumps({"nb_res": 4, "jobs": jobs, "profiles": {"p": {"type": "delay", "delay": 50}}}))
+    assert main(["batch", str(path), "--policy", "easy"]) == 2
+    assert "job b: submit time plus wall time 1e+18 s is beyond 1e+15 s" in capsys.readouterr().err
+    assert main(["torus", "simulate", "batch/toy.json", "--shape", "2x2x2", "--policy", "fcfs", "--load-scale",
+                 "1e300"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "is beyond 1e+15 s" in err
+
+
+def test_a_short_job_late_in_time_is_refused_not_blurred():
+    from coschedule.errors import InvalidInstance
+    from coschedule.sim.workload import Workload
+
+    with pytest.raises(InvalidInstance, match="cannot hold its length 0.001 s to 0.1 %"):
+        Workload(("a",), [1e14], [1], [0.001], [0.001], 1)
+    Workload(("a",), [1e9], [1], [0.001], [0.001], 1)  # a millisecond at 30 years: kept
+
+
+def test_convert_of_a_trace_without_a_usable_job_writes_nothing(capsys, tmp_path):
+    swf = tmp_path / "empty.swf"
+    swf.write_text("; MaxProcs: 4\n1 0 0 -1 4 -1 -1 4 10 -1 1 1 1 1 1 1 -1 -1\n")
+    assert main(["convert", str(swf), "--to", "batsim", "-o", str(tmp_path / "e.json")]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "no usable job (1 dropped: run time or size unknown); nothing written" in err
+    assert not (tmp_path / "e.json").exists()
