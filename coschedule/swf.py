@@ -281,7 +281,14 @@ def _parse_jobs(path: Path, data: list[str], lines: list[int]) -> np.ndarray:
         )
     for col in _INTEGER_COLUMNS:
         values = table[:, col]
-        bad = (values != np.floor(values)) | (np.abs(values) >= _INT_LIMIT)
+        huge = np.abs(values) >= _INT_LIMIT
+        if huge.any():
+            row = int(np.argmax(huge))
+            token = data[row].split()[col]
+            raise FormatError(
+                f"{path}:{lines[row]}: {_field_label(col)} is too large: {token} (at most 2^53)"
+            )
+        bad = values != np.floor(values)
         if bad.any():
             row = int(np.argmax(bad))
             token = data[row].split()[col]

@@ -225,6 +225,8 @@ def require_pandas() -> Any:
 
 
 def _connect(p: Path) -> sqlite3.Connection:
+    if p.is_dir():
+        raise CampaignError(f"{p}: is a directory, expected a campaign database (a .sqlite file)")
     try:
         conn = sqlite3.connect(str(p), timeout=30.0)
         conn.execute("PRAGMA journal_mode=WAL")

@@ -355,9 +355,15 @@ def _redistrib_spec_from_args(args: argparse.Namespace, spec: Any) -> Any:
 def cmd_simulate(args: argparse.Namespace) -> int:
     from ..campaign import ResultStore, run_campaign
 
-    spec = spec_from_args(args)
+    try:
+        spec = spec_from_args(args)
+        spec.check()
+    except CampaignError as e:  # a spec's error names its file
+        where = str(spec_path(args.spec)) if args.spec else ""
+        if where and not str(e).startswith(where):
+            raise CampaignError(f"{where}: {e}") from None
+        raise
     db = args.db or f"{spec.name}.sqlite"
-    spec.check()
     cells = spec.n_cells()
     if args.dry_run:
         done = 0

@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import re
 import sys
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -72,6 +73,9 @@ class OneLineErrorParser(argparse.ArgumentParser):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.aliases: dict[str, str] = {}
+        # a value that starts with a minus and a digit is a value, not an option: `--window -5:-1`
+        # is then refused by --window for what it is, not read as a missing argument
+        self._negative_number_matcher = re.compile(r"^-\.?\d")
 
     def alias(self, old: str, new: str) -> None:
         """Accept ``old`` (and ``old=VALUE``) as ``new``, without showing it in ``--help``."""

@@ -75,7 +75,7 @@ class Workload:
             bad = ~np.isfinite(a) | ((a < low) if key == "submit" else (a <= low))
             if bad.any():
                 k = int(np.argmax(bad))
-                raise InvalidInstance(f"job {self.ids[k]}: {key} must be a finite number {what}, got {a[k]!r}")
+                raise InvalidInstance(f"job {self.ids[k]}: {key} must be a finite number {what}, got {a[k].item()!r}")
         with np.errstate(over="ignore"):
             late = ~np.isfinite(arrays["submit"] + arrays["walltime"])
         if late.any():

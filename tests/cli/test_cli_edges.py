@@ -102,3 +102,36 @@ def test_convert_of_a_trace_without_a_usable_job_writes_nothing(capsys, tmp_path
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "no usable job (1 dropped: run time or size unknown); nothing written" in err
     assert not (tmp_path / "e.json").exists()
+
+
+MESSAGES = [  # (files to write, argv, the one line's end)
+    ({"bigint.swf": "; MaxProcs: 4\n1 0 0 10 1000000000000000000 -1 -1 4 10 -1 1 1 1 1 1 1 -1 -1\n"},
+     ["batch", "bigint.swf", "--policy", "easy"],
+     "bigint.swf:2: field 5 (allocated processors) is too large: 1000000000000000000 (at most 2^53)"),
+    ({}, ["batch", "batch/toy.json", "--policy", "easy", "--window", "-5:-1"],
+     "argument --window: expected START:END (seconds, or with units: 10d:30d) with 0 <= START < END, got '-5:-1'"),
+    ({"db/x": ""}, ["report", "db"], "db: is a directory, expected a campaign database (a .sqlite file)"),
+    ({"bad.toml": 'simulator = "batch"\nname = "bad"\npolicies = ["easy"]\nprune = 0.7\n[[source]]\n'
+                  'kind = "batsim"\npath = "TOY"\n'},
+     ["simulate", "bad.toml", "--dry-run"], "bad.toml: prune must be a fraction in [0, 0.5), got 0.7"),
+    ({"neg.json": '{"nb_res": 4, "jobs": [{"id": "a", "subtime": -5, "res": 2, "walltime": 100, "profile": "p"}], '
+                  '"profiles": {"p": {"type": "delay", "delay": 50}}}'},
+     ["batch", "neg.json", "--policy", "easy"], "got -5.0"),
+]
+
+
+@pytest.mark.parametrize(("files", "argv", "message"), MESSAGES, ids=[m[1][0] + f" #{k}" for k, m in enumerate(MESSAGES)])
+def test_messages_say_what_is_wrong_in_the_users_terms(capsys, tmp_path, monkeypatch, files, argv, message):
+    from coschedule.data import instances_dir
+
+    monkeypatch.chdir(tmp_path)
+    for name, text in files.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text.replace("TOY", str(instances_dir() / "batch" / "toy.json")))
+    try:
+        code = main(argv)
+    except SystemExit as stop:
+        code = stop.code
+    err = capsys.readouterr().err
+    assert code == 2 and err.count("\n") == 1 and err.rstrip("\n").endswith(message), err
+    assert "np.float64" not in err
