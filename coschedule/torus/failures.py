@@ -30,6 +30,10 @@ __all__ = ["FAILURE_MODELS", "clustered_failures", "count_failures"]
 FAILURE_MODELS = ("clustered", "uniform")
 
 
+#: the most failures a run draws: past it the trace alone would fill memory, and the run not end
+MAX_FAILURES = 10_000_000
+
+
 def clustered_failures(dims: Sequence[int], count: int, *, start: float, end: float, seed: Seed = None,
                        burst: float = 4.0, spread: float = 0.0) -> FailureTrace:
     """Exactly ``count`` failures in bursts: each burst has ``1 + Poisson(burst - 1)`` failures
@@ -71,7 +75,10 @@ def clustered_failures(dims: Sequence[int], count: int, *, start: float, end: fl
 def count_failures(dims: Sequence[int], count: int, *, start: float, end: float, seed: Seed = None,
                    model: str = "clustered") -> FailureTrace:
     """``count`` failures on ``[start, end)``, ``model`` ``"clustered"`` (default) or
-    ``"uniform"`` (module docstring)."""
+    ``"uniform"`` (module docstring); at most :data:`MAX_FAILURES`."""
+    if count > MAX_FAILURES:
+        raise InvalidInstance(f"failure count {count:,} is more than {MAX_FAILURES:,} (the paper draws 1,000 to "
+                              "10,000 over a log; each failure is an event the simulation replays)")
     if model == "uniform":
         return uniform_failures(math.prod(check_dims(dims)), count, start=start, end=end, seed=seed)
     if model == "clustered":

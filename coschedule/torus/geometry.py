@@ -107,11 +107,20 @@ def format_dims(dims: Sequence[int]) -> str:
     return "x".join(str(int(d)) for d in dims)
 
 
+#: the most nodes a torus may have: 64 times BlueGene/L's 65,536 (the partition finders keep
+#: arrays of the torus's size per box shape; past it they would not fit a machine's memory)
+MAX_TORUS_NODES = 2**22
+
+
 def check_dims(dims: Iterable[int]) -> Dims:
-    """Three positive integers."""
+    """Three positive integers whose product is at most :data:`MAX_TORUS_NODES`."""
     t = tuple(dims)
     if len(t) != 3 or any(isinstance(d, bool) or not isinstance(d, (int, np.integer)) or d < 1 for d in t):
         raise InvalidInstance(f"torus shape {t!r}: expected three positive integers (X, Y, Z)")
+    size = int(t[0]) * int(t[1]) * int(t[2])
+    if size > MAX_TORUS_NODES:
+        raise InvalidInstance(f"torus shape {'x'.join(str(int(d)) for d in t)}: {size:,} nodes, more than "
+                              f"{MAX_TORUS_NODES:,} (64 times BlueGene/L's 65,536)")
     return (int(t[0]), int(t[1]), int(t[2]))
 
 

@@ -29,6 +29,12 @@ CASES = [
      ".csv is not a picture format"),
     (["batch", "batch/toy.json", "--policy", "easy", "-o", "nodir/jobs.csv"],
      "nodir/jobs.csv: no such directory: nodir"),
+    (["torus", "simulate", "batch/toy.json", "--shape", "2x2x2", "--policy", "fcfs", "--failure-count",
+      "1000000000000"], "failure count 1,000,000,000,000 is more than 10,000,000"),
+    (["torus", "simulate", "batch/toy.json", "--shape", "1000x1000x1000", "--policy", "fcfs"],
+     "torus shape 1000x1000x1000: 1,000,000,000 nodes, more than 4,194,304"),
+    (["torus", "mfp", "--shape", "2000x2000x2000", "--occupied", "torus/example-8x8x8.txt"],
+     "torus shape 2000x2000x2000: 8,000,000,000 nodes, more than 4,194,304"),
 ]
 
 
@@ -135,3 +141,14 @@ def test_messages_say_what_is_wrong_in_the_users_terms(capsys, tmp_path, monkeyp
     err = capsys.readouterr().err
     assert code == 2 and err.count("\n") == 1 and err.rstrip("\n").endswith(message), err
     assert "np.float64" not in err
+
+
+def test_a_torus_spec_with_too_many_failures_fails_before_its_database(capsys, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "big.toml").write_text('simulator = "torus"\nname = "big"\npolicies = ["fcfs"]\nshape = "4x4x8"\n'
+                                       'failure_count = [1000000000000]\n[[source]]\nkind = "swf"\n'
+                                       'path = "NASA-iPSC-1993-3.1-cln"\n')
+    assert main(["simulate", "big.toml"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "failure_count: 1,000,000,000,000 failures is more than 10,000,000" in err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["big.toml"]  # no database

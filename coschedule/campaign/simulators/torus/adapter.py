@@ -484,7 +484,13 @@ def _failure_counts(value: Any, names: list[str]) -> tuple[int, ...] | tuple[tup
         vs = [vs] if isinstance(vs, int) and not isinstance(vs, bool) else vs
         if not isinstance(vs, (list, tuple)) or not vs:
             raise CampaignError(f"{key} must be a non-empty list of integers >= 0, got {vs!r}")
-        return tuple(sorted({_count(k, key) for k in vs}))
+        from coschedule.torus.failures import MAX_FAILURES
+
+        out = tuple(sorted({_count(k, key) for k in vs}))
+        if out[-1] > MAX_FAILURES:
+            raise CampaignError(f"{key}: {out[-1]:,} failures is more than {MAX_FAILURES:,} (the paper draws 1,000 to "
+                                "10,000 over a log)")
+        return out
 
     pairs = value.items() if isinstance(value, dict) else value
     if isinstance(value, dict) or (value and all(isinstance(v, tuple) and len(v) == 2 and isinstance(v[0], str)
