@@ -100,7 +100,9 @@ if HAVE_NUMBA:
         compile per function and plain argument types. Python calls are typed as before."""
 
         def decorate(fn: Any) -> Any:
-            dispatcher = _numba.njit(**kwargs)(fn)
+            # nogil: a kernel lets the interpreter's other threads run while it computes (the
+            # signal watcher of coschedule.signals stops a run that does not return)
+            dispatcher = _numba.njit(**{"nogil": True, **kwargs})(fn)
             typed = dispatcher.get_call_template  # numba's: compiles for the types it is given
 
             def get_call_template(args: tuple[Any, ...], kws: dict[str, Any]) -> Any:

@@ -14,27 +14,35 @@ at the Python stack it interrupts. Outside numba and llvmlite it raises at once:
 ``except KeyboardInterrupt`` that cleans up handles both) for SIGTERM. Inside them (a compile, a
 kernel's dispatch or the boxing of its results) it raises nothing and asks again every
 :data:`RETRY` seconds until the stack has left them, so the exception lands in the toolkit's own
-code. A compiled kernel runs without looking at signals: the exception comes when it returns,
-as before. A *second* signal while the first waits (a long compile) ends the process at once,
-with one line and the status of that signal (:func:`exit_status`); a process that has its own
-cleanup to do on a second Ctrl-C (``coschedule simulate``) sees the exception as usual because
-it is then outside numba.
+code, with its one line. A compiled kernel runs without looking at signals, so the exception
+comes when it returns; a watcher thread (the kernels release the interpreter: ``nogil``) ends a
+process whose kernel has not returned within :data:`STOP_WITHIN` seconds of the signal, with the
+line and the signal's status (a long or endless run: SIGTERM from a batch system's time limit
+must stop it). A *second* signal while the first waits ends the process at once when Python code
+runs (a long compile), within :data:`STOP_WITHIN` seconds in a kernel; a process that has its own
+cleanup to do after a first Ctrl-C (``coschedule simulate``) is outside numba then, and sees
+the exception as usual.
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
+import select
 import signal
 import sys
 import threading
+import time
 from collections.abc import Iterator
 from types import FrameType
 
-__all__ = ["RETRY", "Terminated", "exit_status", "handled", "reason"]
+__all__ = ["RETRY", "STOP_WITHIN", "Terminated", "exit_status", "handled", "reason", "said"]
 
 #: seconds between two looks at the stack while a signal waits for numba to return
 RETRY = 0.02
+
+#: seconds a signal waits for a compiled kernel to return before the system stops the process
+STOP_WITHIN = 3
 
 #: the parts of a path whose frames a signal's exception must not land in
 _UNSAFE = (f"{os.sep}numba{os.sep}", f"{os.sep}llvmlite{os.sep}")
@@ -50,6 +58,11 @@ def exit_status(exc: BaseException) -> int:
     return 128 + (signal.SIGTERM if isinstance(exc, Terminated) else signal.SIGINT)
 
 
+def said(exc: BaseException) -> bool:
+    """Whether the one line of ``exc``'s signal is out already (it waited for numba)."""
+    return bool(getattr(exc, "said", False))
+
+
 def reason(exc: BaseException) -> str:
     """``terminated`` or ``interrupted``: what the one line says."""
     return "terminated" if isinstance(exc, Terminated) else "interrupted"
@@ -60,6 +73,8 @@ class _State:
         self.prefix = prefix  # the start of the one line of a forced exit: "coschedule batch"
         self.waiting: int | None = None  # the signal waiting for numba to return
         self.retrying = False  # the next delivery is ours, not the user's
+        self.taken = False  # a signal's exception was raised in our code (its cleanup is under way)
+        self.said = False  # the one line is out
 
 
 _state: _State | None = None
@@ -83,28 +98,67 @@ def _retry(signum: int) -> None:
     signal.raise_signal(signum)
 
 
+def _say(state: _State, signum: int) -> None:
+    if state.said:
+        return
+    state.said = True
+    what = "terminated" if signum == signal.SIGTERM else "interrupted"
+    try:
+        sys.stderr.write(f"{state.prefix}: {what}\n")
+        sys.stderr.flush()
+    except (OSError, ValueError):  # no stderr to write to
+        pass
+
+
 def _handler(signum: int, frame: FrameType | None) -> None:
     state = _state
     assert state is not None
     ours = state.retrying
     state.retrying = False
     if not ours and state.waiting is not None:  # a second signal while the first waits: stop now
-        what = "terminated" if signum == signal.SIGTERM else "interrupted"
-        try:
-            sys.stderr.write(f"{state.prefix}: {what}\n")
-            sys.stderr.flush()
-        finally:
-            os._exit(128 + signum)
+        os._exit(128 + state.waiting)  # its line was said when it came
     if _unsafe(frame):
         if state.waiting is None:
             state.waiting = signum
+            _say(state, signum)  # the line now; the watcher stops the process if numba does not return
         timer = threading.Timer(RETRY, _retry, (state.waiting,))
         timer.daemon = True
         timer.start()
         return
     signum = state.waiting if state.waiting is not None else signum
     state.waiting = None
-    raise Terminated() if signum == signal.SIGTERM else KeyboardInterrupt()
+    state.taken = True
+    stop = Terminated() if signum == signal.SIGTERM else KeyboardInterrupt()
+    stop.said = state.said  # type: ignore[attr-defined]  # its line is out already
+    raise stop
+
+
+def _watch(state: _State, read_end: int) -> None:
+    """The watcher thread: the signals' numbers come on ``read_end`` (``signal.set_wakeup_fd``,
+    written by the C-level handler even while a compiled kernel runs). A signal that our handler
+    has not turned into an exception within :data:`STOP_WITHIN` seconds -- the main thread is in a
+    kernel that does not return -- ends the process with its line and status. The kernels
+    release the interpreter (``nogil``), so this thread runs while they compute."""
+    pending: int | None = None
+    deadline = 0.0
+    while True:
+        timeout = None if pending is None else max(0.0, deadline - time.monotonic())
+        ready, _, _ = select.select([read_end], [], [], timeout)
+        if ready:
+            try:
+                data = os.read(read_end, 64)
+            except OSError:
+                return
+            if not data:  # closed: the block is over
+                return
+            for signum in data:  # our handler's own redeliveries come here too: the first one counts
+                if signum in (signal.SIGINT, signal.SIGTERM) and not state.taken and pending is None:
+                    pending, deadline = signum, time.monotonic() + STOP_WITHIN
+        elif pending is not None and not state.taken:
+            _say(state, pending)
+            os._exit(128 + pending)
+        elif pending is not None:
+            pending = None
 
 
 @contextlib.contextmanager
@@ -122,6 +176,14 @@ def handled(prefix: str = "coschedule", *, last: bool = False) -> Iterator[_Stat
         return
     former = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM)}
     outer, _state = _state, _State(prefix)
+    read_end, write_end = os.pipe()
+    os.set_blocking(write_end, False)
+    try:
+        former_fd = signal.set_wakeup_fd(write_end, warn_on_full_buffer=False)
+    except ValueError:  # not the main interpreter
+        former_fd = None
+    watcher = threading.Thread(target=_watch, args=(_state, read_end), daemon=True, name="coschedule-signals")
+    watcher.start()
     for signum, handler in former.items():
         if handler is not signal.SIG_IGN:
             signal.signal(signum, _handler)
@@ -130,4 +192,10 @@ def handled(prefix: str = "coschedule", *, last: bool = False) -> Iterator[_Stat
     finally:
         for signum, handler in former.items():
             signal.signal(signum, signal.SIG_IGN if last else handler)
+        if former_fd is not None:
+            signal.set_wakeup_fd(former_fd)
+        _state.taken = True  # the block is over: nothing left for the watcher to stop
+        os.close(write_end)  # the watcher reads the end of the pipe and returns
+        watcher.join(1.0)
+        os.close(read_end)
         _state = outer

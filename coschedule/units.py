@@ -15,7 +15,11 @@ from __future__ import annotations
 import math
 import re
 
-__all__ = ["UNITS", "format_duration", "seconds"]
+__all__ = ["MAX_TIME", "UNITS", "format_duration", "seconds"]
+
+#: the latest time, and the longest duration, the simulators take, in seconds (31.7 million
+#: years): past it a float no longer holds a second exactly, and a run would not end
+MAX_TIME = 1e15
 
 #: unit -> seconds, in the order :func:`format_duration` tries them (largest first)
 UNITS: dict[str, float] = {"y": 365 * 86400.0, "w": 7 * 86400.0, "d": 86400.0, "h": 3600.0, "min": 60.0,

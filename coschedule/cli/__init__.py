@@ -106,5 +106,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"{command}: error: not enough memory: {detail}; use smaller sizes", file=sys.stderr)
         return EXIT_USAGE
     except KeyboardInterrupt as e:  # Ctrl-C, or SIGTERM (signals.Terminated)
-        print(f"{command}: {signals.reason(e)}", file=sys.stderr)
+        if not signals.said(e):  # said already when it waited for a compiled kernel
+            print(f"{command}: {signals.reason(e)}", file=sys.stderr)
         return signals.exit_status(e)

@@ -63,6 +63,7 @@ from coschedule.redistribution.options import (
     YEAR,
 )
 from coschedule.rng import Seed, as_generator
+from coschedule.units import MAX_TIME
 
 __all__ = [
     "DEFAULT_DOWNTIME",
@@ -190,6 +191,10 @@ def redistribution_cost(memory: float, j: int, k: int, *, c: float = 1.0, beta: 
     return start + max(min(j, k), abs(k - j)) * (c * memory / (j * k) + beta)
 
 
+
+#: the most processors a pack may have: a run handles them one by one at each event
+MAX_PROCESSORS = 10_000_000
+
 @dataclass(frozen=True)
 class MalleablePack:
     """``n`` malleable applications on ``p`` processors.
@@ -212,13 +217,17 @@ class MalleablePack:
     def __post_init__(self) -> None:
         if isinstance(self.p, bool) or not isinstance(self.p, (int, np.integer)) or self.p < 2:
             raise InvalidInstance(f"pack: p must be an integer >= 2 (processors come in pairs), got {self.p!r}")
+        if self.p > MAX_PROCESSORS:
+            raise InvalidInstance(f"pack: p = {self.p:,} processors, more than {MAX_PROCESSORS:,} (a run handles "
+                                  "its processors one by one at each event)")
         object.__setattr__(self, "p", int(self.p))
         mem = np.asarray(self.memory, dtype=float).reshape(-1)
         if mem.size == 0:
             raise InvalidInstance("pack: no application")
-        if not np.all(np.isfinite(mem)) or mem.min() < 0:
-            i = int(np.flatnonzero(~np.isfinite(mem) | (mem < 0))[0])
-            raise InvalidInstance(f"pack: application {i}: memory must be a finite number >= 0, got {mem[i]!r}")
+        if not np.all(np.isfinite(mem)) or mem.min() < 0 or mem.max() > MAX_TIME:
+            i = int(np.flatnonzero(~np.isfinite(mem) | (mem < 0) | (mem > MAX_TIME))[0])
+            raise InvalidInstance(f"pack: application {i}: memory must be a finite number in [0, {MAX_TIME:.0e}], "
+                                  f"got {mem[i].item()!r}")
         mem.setflags(write=False)
         object.__setattr__(self, "memory", mem)
         n = mem.size
@@ -235,11 +244,13 @@ class MalleablePack:
             par = np.asarray(self.par, dtype=float).reshape(-1)
             if seq.size != n or par.size != n:
                 raise InvalidInstance(f"pack: seq and par need one value per application ({n})")
-            bad = np.flatnonzero(~np.isfinite(seq) | ~np.isfinite(par) | (seq < 0) | (par < 0) | (seq + par <= 0))
+            bad = np.flatnonzero(~np.isfinite(seq) | ~np.isfinite(par) | (seq < 0) | (par < 0) | (seq + par <= 0)
+                                 | (seq + par > MAX_TIME))
             if bad.size:
                 i = int(bad[0])
                 raise InvalidInstance(f"pack: application {i}: t(j) = seq + par/j needs seq, par >= 0, "
-                                      f"not both 0, got {seq[i]!r}, {par[i]!r}")
+                                      f"not both 0, t(1) at most {MAX_TIME:.0e} s (31.7 million years), got "
+                                      f"{seq[i].item()!r}, {par[i].item()!r}")
             seq.setflags(write=False)
             par.setflags(write=False)
             object.__setattr__(self, "seq", seq)
@@ -351,6 +362,8 @@ class Resilience:
             raise InvalidInstance(f"processor MTBF must be a number of seconds > 0, got {self.node_mtbf!r}")
         for name in ("c", "beta", "start", "downtime"):
             v = getattr(self, name)
+            if isinstance(v, (int, float)) and v > MAX_TIME:
+                raise InvalidInstance(f"{name} {v:.3g} s is beyond {MAX_TIME:.0e} s (31.7 million years)")
             if not isinstance(v, (int, float)) or not math.isfinite(v) or v < 0:
                 label = {"c": "checkpoint cost factor c", "start": "redistribution start-up S"}.get(name, name)
                 raise InvalidInstance(f"{label} must be a finite number >= 0, got {v!r}")

@@ -33,13 +33,9 @@ import numpy as np
 
 from ..errors import FormatError, InvalidInstance
 from ..io.files import read_utf8, write_text
+from ..units import MAX_TIME
 
 __all__ = ["Workload", "read_batsim", "workload_from_swf", "write_batsim"]
-
-
-#: the latest time a workload may reach (a job's submit time plus its wall time), in seconds: past
-#: it, a float no longer holds a second exactly and runs of many jobs lose work
-MAX_TIME = 1e15
 
 
 @dataclass(frozen=True, eq=False)

@@ -152,3 +152,33 @@ def test_a_torus_spec_with_too_many_failures_fails_before_its_database(capsys, t
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "failure_count: 1,000,000,000,000 failures is more than 10,000,000" in err
     assert sorted(p.name for p in tmp_path.iterdir()) == ["big.toml"]  # no database
+
+
+@pytest.mark.parametrize(("change", "message"), [
+    ({"seq": 1e300}, "t(1) at most 1e+15 s (31.7 million years), got 1e+300"),
+    ({"par": 1e300}, "t(1) at most 1e+15 s"),
+    ({"memory": 10**18}, "memory must be a finite number in [0, 1e+15], got 1e+18"),
+    ({"p": 10**18}, "p = 1,000,000,000,000,000,000 processors, more than 10,000,000"),
+], ids=["seq", "par", "memory", "p"])
+def test_a_pack_that_would_run_without_end_is_refused(capsys, tmp_path, change, message):
+    """Each of these ran until killed (issue 27, point 2)."""
+    import json
+
+    pack = {"format": "coschedule/malleable-pack", "version": 1, "p": 16, "applications": [
+        {"name": "T0", "memory": 1973189, "seq": 6602163.4, "par": 117188400.2},
+        {"name": "T1", "memory": 2011822, "seq": 6740431.4, "par": 119642656.6}]}
+    if "p" in change:
+        pack["p"] = change["p"]
+    else:
+        pack["applications"][0].update(change)
+    path = tmp_path / "pack.json"
+    path.write_text(json.dumps(pack))
+    assert main(["redistrib", str(path), "--at-end", "greedy", "--at-failure", "iterated"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and message in err
+
+
+def test_a_redistribution_downtime_past_the_horizon_is_refused(capsys):
+    assert main(["redistrib", "synthetic-n20-p100", "--at-end", "greedy", "--at-failure", "iterated",
+                 "--downtime", "1e18"]) == 2
+    assert "downtime 1e+18 s is beyond 1e+15 s" in capsys.readouterr().err

@@ -34,7 +34,7 @@ def _env() -> dict[str, str]:
 
 def _run(args: list[str], cwd: Path, signum: int | None = None, after: float = 0.0) -> tuple[int, list[str], float]:
     """``coschedule ARGS`` in a fresh process, sent ``signum`` ``after`` seconds in: its status,
-    its stderr lines but the compile notice, and the seconds from the signal to its end."""
+    its stderr lines but the compile notice and progress lines, and the seconds from the signal to its end."""
     proc = subprocess.Popen([sys.executable, "-m", "coschedule", *args], cwd=cwd, env=_env(),
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     t0 = time.perf_counter()
@@ -43,7 +43,8 @@ def _run(args: list[str], cwd: Path, signum: int | None = None, after: float = 0
         t0 = time.perf_counter()
         proc.send_signal(signum)
     _, err = proc.communicate(timeout=300)
-    lines = [line for line in err.splitlines() if not line.startswith("coschedule: compiling")]
+    lines = [line for line in err.splitlines()  # the compile notice and a benchmark's progress aside
+             if not line.startswith(("coschedule: compiling", "bench: "))]
     return proc.returncode, lines, time.perf_counter() - t0
 
 
@@ -63,7 +64,9 @@ def test_a_batch_run_signalled_at_20_random_instants_ends_with_one_line(tmp_path
             (tmp_path / "jobs.csv").unlink()
             continue
         word = "interrupted" if signum == signal.SIGINT else "terminated"
-        assert code == 128 + signum and lines == [f"coschedule batch: {word}"], outcomes[-1]
+        # the one line last; before it only what the run says when it writes jobs.csv (done already)
+        assert code == 128 + signum and lines[-1] == f"coschedule batch: {word}", outcomes[-1]
+        assert all(line.startswith("wrote jobs.csv: ") for line in lines[:-1]), outcomes[-1]
         if (tmp_path / "jobs.csv").exists():  # written before the signal came: whole, never half
             assert (tmp_path / "jobs.csv").read_bytes() == whole_file
             (tmp_path / "jobs.csv").unlink()
@@ -134,3 +137,36 @@ with signals.handled("probe"):
 """
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60, cwd=tmp_path)
     assert out.stdout.strip() == "raised after ['left numba']", out
+
+
+def test_a_kernel_that_does_not_return_is_stopped_within_the_deadline(tmp_path: Path) -> None:
+    """A compiled kernel never looks at signals: the watcher thread (the kernels release the
+    interpreter) ends the process STOP_WITHIN seconds after the signal, with the line and 143."""
+    probe = r"""
+import sys
+from coschedule import signals
+from coschedule.jit import njit
+
+@njit
+def forever(n):
+    x = 0
+    while n > 0:
+        x = (x * 31 + 7) % 1000003
+    return x
+
+forever(0)  # compiled before the signal
+print("running", flush=True)
+with signals.handled("coschedule probe", last=True):
+    forever(1)
+"""
+    proc = subprocess.Popen([sys.executable, "-c", probe], cwd=tmp_path, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    assert proc.stdout is not None
+    assert proc.stdout.readline().strip() == "running"
+    time.sleep(0.5)
+    sent = time.perf_counter()
+    proc.send_signal(signal.SIGTERM)
+    _, err = proc.communicate(timeout=60)
+    took = time.perf_counter() - sent
+    assert proc.returncode == 143 and err.strip().splitlines()[-1] == "coschedule probe: terminated", err
+    assert signals.STOP_WITHIN - 0.5 < took < signals.STOP_WITHIN + 2
