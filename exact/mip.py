@@ -243,13 +243,16 @@ def _solve_highs(
         return _stopped("highs", t0, "building the model")
     cancelled = False
     if deadline.limited:
-        h.setOptionValue("time_limit", max(1e-3, deadline.remaining()))
+        # HiGHS takes a moment to stop and to hand its answer over (up to a second on a model of
+        # a million nonzeros): it is asked to stop that much before the deadline
+        reserve = min(0.5, 0.1 * deadline.remaining())
+        h.setOptionValue("time_limit", max(1e-3, deadline.remaining() - reserve))
         # HiGHS's own limit is not always looked at (root LP, presolve): it runs in highspy's
-        # solver thread and is cancelled at the deadline through its interrupt callbacks
+        # solver thread and is cancelled through its interrupt callbacks
         h.HandleUserInterrupt = True
         h.startSolve()
         while not h.wait(0.02)[0]:
-            if not cancelled and deadline.expired():
+            if not cancelled and deadline.remaining() <= reserve:
                 h.cancelSolve()
                 cancelled = True
     else:
@@ -272,17 +275,19 @@ def _solve_highs(
         bound = None  # an interrupted LP's objective bounds nothing
     obj = float(info.objective_function_value) * model.obj_unit if has_sol else None
     extra: dict[str, Any] = {"model_status": h.modelStatusToString(ms), "nodes": int(info.mip_node_count)}
-    if cancelled:
+    if cancelled or ms == highspy.HighsModelStatus.kTimeLimit:
         extra["time_limit_reached"] = "time limit reached while solving (HiGHS stopped at the deadline)"
     return MipSolution(status, x, obj, bound, "highs", time.perf_counter() - t0, extra)
 
 
 def _presolve_seconds(model: MipModel) -> float:
     """A rough upper estimate of HiGHS's presolve time: ``2e-8 * nonzeros * nonzeros per row``
-    (3.5 s measured for 108,000 nonzeros on 60 rows)."""
+    for dense rows (3.5 s measured for 108,000 nonzeros on 60 rows), and at least ``3e-5`` s per
+    nonzero (the k-in-p ILP for n = 40, k = 4, p = 200: 46 s for 1.6 million nonzeros on 320,000
+    rows, past a 10 s limit, since presolve looks neither at the clock nor at the interrupt)."""
     if not model.num_rows:
         return 0.0
-    return 2e-8 * model.num_nonzeros * model.num_nonzeros / model.num_rows
+    return max(2e-8 * model.num_nonzeros * model.num_nonzeros / model.num_rows, 3e-5 * model.num_nonzeros)
 
 
 def _fmt(v: float) -> str:
@@ -483,6 +488,10 @@ def cpsat_solve(solver: Any, model: Any, deadline: Deadline) -> Any:
         timer.cancel()
 
 
+#: seconds of CP-SAT's presolve per nonzero, roughly (about 5 s for 1.6 million nonzeros)
+CPSAT_PRESOLVE_PER_NONZERO = 4e-6
+
+
 def _solve_cpsat(
     model: MipModel, deadline: Deadline, threads: int | None, start: np.ndarray | None
 ) -> MipSolution:
@@ -529,6 +538,10 @@ def _solve_cpsat(
     # of a small machine) the set-cover master at n = 8 takes seconds instead of milliseconds
     solver.parameters.num_workers = int(threads) if threads else max(8, os.cpu_count() or 1)
     solver.parameters.random_seed = 0
+    if deadline.limited and CPSAT_PRESOLVE_PER_NONZERO * model.num_nonzeros > 0.25 * deadline.remaining():
+        # CP-SAT's presolve does not stop at stop_search: the k-in-p ILP for n = 40, k = 4, p = 200
+        # (1.6 million nonzeros) ran 5 s past a 10 s limit with it, and stopped in time without it
+        solver.parameters.cp_model_presolve = False
     code = cpsat_solve(solver, m, deadline)
     has_sol = code in (cp_model.OPTIMAL, cp_model.FEASIBLE)
     x = np.array([solver.value(v) for v in xs], dtype=float) if has_sol else None
