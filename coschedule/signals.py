@@ -115,6 +115,8 @@ def _handler(signum: int, frame: FrameType | None) -> None:
     assert state is not None
     ours = state.retrying
     state.retrying = False
+    if ours and state.waiting is None:  # a late redelivery of a signal already raised: nothing to do
+        return
     if not ours and state.waiting is not None:  # a second signal while the first waits: stop now
         os._exit(128 + state.waiting)  # its line was said when it came
     if _unsafe(frame):

@@ -251,10 +251,16 @@ def _solve_highs(
         # solver thread and is cancelled through its interrupt callbacks
         h.HandleUserInterrupt = True
         h.startSolve()
-        while not h.wait(0.02)[0]:
-            if not cancelled and deadline.remaining() <= reserve:
-                h.cancelSolve()
-                cancelled = True
+        try:
+            while not h.wait(0.02)[0]:
+                if not cancelled and deadline.remaining() <= reserve:
+                    h.cancelSolve()
+                    cancelled = True
+        except BaseException:  # Ctrl-C, SIGTERM: stop HiGHS's thread first (a C++ thread alive at exit aborts)
+            h.cancelSolve()
+            while not h.wait(0.05)[0]:
+                pass
+            raise
     else:
         h.run()
     ms = h.getModelStatus()

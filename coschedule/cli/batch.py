@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 from ..errors import CoscheduleError, InvalidInstance
 from .common import (
     Formatter,
+    Ticker,
     duration,
     emit_json,
     figure_path,
@@ -260,6 +261,21 @@ def _reservations(args: argparse.Namespace) -> dict[str, str]:
 
 
 def cmd_batch(args: argparse.Namespace) -> int:
+    """``coschedule batch``: its steps say so on stderr once one lasts :data:`QUIET_FOR` seconds
+    (a long run: reading a large trace, simulating, validating, writing), never with ``--json``."""
+    step = Ticker(None if args.json else sys.stderr, log=not sys.stderr.isatty(), label="coschedule batch",
+                  quiet_for=QUIET_FOR)
+    try:
+        return _cmd_batch(args, step)
+    finally:
+        step.close()
+
+
+#: seconds a step of coschedule batch runs before it says so on stderr
+QUIET_FOR = 5.0
+
+
+def _cmd_batch(args: argparse.Namespace, step: Ticker) -> int:
     from coschedule.heuristics.batch.backfilling import Conservative
     from coschedule.heuristics.batch.run import make_policy, run_batch
 
@@ -280,12 +296,14 @@ def cmd_batch(args: argparse.Namespace) -> int:
         new_figure()  # no matplotlib: one line now, not after the run
     if args.node_mtbf is not None and args.failures is None and args.seed is None:
         args.seed = 0
+    step(f"reading {args.workload}")
     workload = load_workload_arg(args.workload, nodes=args.nodes)
     if workload.n == 0:
         raise InvalidInstance(f"{args.workload}: no job to run (every job was dropped: run time or size unknown)")
     failures = None if args.failures is None else _read_failures_arg(args.failures, workload.n_nodes)
     _refuse_endless(args, workload)
     instance = None if args.optimal is None else _clairvoyant_instance(args, workload, failures)
+    step(f"simulating {workload.n:,} jobs on {workload.n_nodes:,} nodes ({args.policy})")
     result = run_batch(
         workload, args.policy, failures=failures, node_mtbf=args.node_mtbf, seed=args.seed,
         downtime=args.downtime or 0.0, checkpoint_cost=args.checkpoint_cost or 0.0,
@@ -293,13 +311,16 @@ def cmd_batch(args: argparse.Namespace) -> int:
         knows_downtime=bool(args.knows_downtime), victim_tiebreak=args.victim_tiebreak,
         release=args.release or "resubmission", **_reservations(args),
     )
+    step(f"validating the run ({len(result.attempts):,} attempts)")
     validate_run(result, failures=failures)
+    step("computing the metrics")
     summary = summarize(result, prune=args.prune, window=args.window)
     outputs: dict[str, Any] = {}
     if args.output:
         from ..sim.jobs_csv import write_jobs_csv
         from ..sim.metrics import job_records
 
+        step(f"writing {args.output}")
         rows = write_jobs_csv(job_records(result), args.output)
         outputs["jobs_csv"] = args.output
         print(f"wrote {args.output}: {rows} rows, one per attempt", file=sys.stderr)
@@ -310,8 +331,12 @@ def cmd_batch(args: argparse.Namespace) -> int:
     if args.plot:
         from coschedule.plot.batch import plot_batch_run
 
+        step(f"drawing {args.plot}")
         outputs["gantt"] = [str(p) for p in write_figure(plot_batch_run(result), args.plot)]
+    if instance is not None:
+        step(f"the clairvoyant optimum ({args.optimal})")
     optimal = None if instance is None else _solve_optimal(args, instance, result)
+    step.clear()
     if args.json:
         ck = result.checkpointing
         extra = {} if optimal is None else {"optimal": _optimal_json(args, *optimal)}

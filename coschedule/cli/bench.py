@@ -12,14 +12,21 @@ import contextlib
 import signal
 import sys
 import threading
-import time
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any
 
 from ..errors import FormatError
 from .bench_rows import _TORUS_PRINTERS, _command_rows, _num, _print_commands
-from .common import EXIT_INVALID, Formatter, duration, emit_json, nonnegative_int, positive_int
+from .common import (
+    EXIT_INVALID,
+    Formatter,
+    Ticker,
+    duration,
+    emit_json,
+    nonnegative_int,
+    positive_int,
+)
 
 __all__ = ["EXIT_SIGTERM", "cmd_bench", "register"]
 
@@ -32,69 +39,7 @@ EXIT_SIGTERM = 143
 KINP_TIME_LIMIT, QUICK_TIME_LIMIT = 60.0, 10.0
 
 
-class _Ticker:
-    """Progress of the steps of a benchmark on ``stream`` (stderr): on a terminal one line,
-    redrawn every second with the step's elapsed time and erased before a table row is printed;
-    elsewhere (``log``: a file, a pipe, a batch job) a plain line when a step starts and another
-    every :data:`LOG_EVERY` seconds while it lasts, never an escape code; nothing at all when
-    ``stream`` is None (``--json``)."""
-
-    #: seconds between two lines of a step that lasts, off a terminal
-    LOG_EVERY = 10.0
-
-    def __init__(self, stream: TextIO | None, *, log: bool = False) -> None:
-        self.stream = stream
-        self.log = log
-        self.message = ""
-        self.t0 = time.monotonic()
-        self._said = self.t0
-        self._lock = threading.Lock()
-        self._stop = threading.Event()
-        self._thread: threading.Thread | None = None
-        if stream is not None:
-            self._thread = threading.Thread(target=self._run, daemon=True, name="coschedule-bench-ticker")
-            self._thread.start()
-
-    def __call__(self, message: str) -> None:
-        with self._lock:
-            self.message, self.t0 = message, time.monotonic()
-            if self.log and self.stream is not None:
-                self._said = self.t0
-                self.stream.write(f"bench: {message}\n")
-                self.stream.flush()
-        if not self.log:
-            self._draw()
-
-    def clear(self) -> None:
-        with self._lock:
-            self.message = ""
-            if self.stream is not None and not self.log:
-                self.stream.write("\r\x1b[K")
-                self.stream.flush()
-
-    def close(self) -> None:
-        self._stop.set()
-        if self._thread is not None:
-            self._thread.join()
-        self.clear()
-
-    def _run(self) -> None:
-        while not self._stop.wait(1.0):
-            self._draw()
-
-    def _draw(self) -> None:
-        with self._lock:
-            if self.stream is None or not self.message:
-                return
-            now = time.monotonic()
-            if self.log:
-                if now - self._said >= self.LOG_EVERY:
-                    self._said = now
-                    self.stream.write(f"bench: {self.message}: {now - self.t0:.0f} s so far\n")
-                    self.stream.flush()
-                return
-            self.stream.write(f"\r\x1b[K{self.message} {now - self.t0:.0f} s")
-            self.stream.flush()
+_Ticker = Ticker  # the steps' progress lines (coschedule.cli.common.Ticker)
 
 
 @contextlib.contextmanager

@@ -11,10 +11,12 @@ import json
 import math
 import re
 import sys
+import threading
+import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn, TextIO
 
 from ..errors import CoscheduleError, InvalidInstance
 
@@ -26,6 +28,7 @@ __all__ = [
     "EXIT_INVALID",
     "EXIT_USAGE",
     "SWF_SUFFIXES",
+    "Ticker",
     "Formatter",
     "OneLineErrorParser",
     "emit_json",
@@ -192,6 +195,78 @@ def write_figure(fig: Any, path: str | Path) -> list[Path]:
     for out in outs:
         print(f"wrote figure: {out}", file=sys.stderr)
     return outs
+
+
+class Ticker:
+    """Progress of a command's steps on ``stream`` (stderr): on a terminal one line, redrawn
+    every second with the step's elapsed time and erased before a result is printed; elsewhere
+    (``log``: a file, a pipe, a batch job) a plain line ``LABEL: STEP`` when a step starts and
+    another every :data:`LOG_EVERY` seconds while it lasts, never an escape code; nothing at all
+    when ``stream`` is None (``--json``). With ``quiet_for``, a step says nothing until it has
+    lasted that long (a short run stays silent)."""
+
+    #: seconds between two lines of a step that lasts, off a terminal
+    LOG_EVERY = 10.0
+
+    def __init__(self, stream: TextIO | None, *, log: bool = False, label: str = "bench",
+                 quiet_for: float = 0.0) -> None:
+        self.stream = stream
+        self.log = log
+        self.label = label
+        self.quiet_for = quiet_for
+        self.message = ""
+        self.t0 = time.monotonic()
+        self._said: float | None = None  # when this step's last line was written
+        self._lock = threading.Lock()
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        if stream is not None:
+            self._thread = threading.Thread(target=self._run, daemon=True, name="coschedule-ticker")
+            self._thread.start()
+
+    def __call__(self, message: str) -> None:
+        with self._lock:
+            self.message, self.t0, self._said = message, time.monotonic(), None
+        self._draw()
+
+    def clear(self) -> None:
+        with self._lock:
+            self.message = ""
+            if self.stream is not None and not self.log and self._said is not None:
+                self.stream.write("\r\x1b[K")
+                self.stream.flush()
+
+    def close(self) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join()
+        self.clear()
+
+    def _run(self) -> None:
+        while not self._stop.wait(1.0):
+            self._draw()
+
+    def _draw(self) -> None:
+        with self._lock:
+            if self.stream is None or not self.message:
+                return
+            now = time.monotonic()
+            if now - self.t0 < self.quiet_for:
+                return
+            if self.log:
+                if self._said is None:
+                    self.stream.write(f"{self.label}: {self.message}" +
+                                      (f": {now - self.t0:.0f} s so far" if self.quiet_for else "") + "\n")
+                elif now - self._said >= self.LOG_EVERY:
+                    self.stream.write(f"{self.label}: {self.message}: {now - self.t0:.0f} s so far\n")
+                else:
+                    return
+                self._said = now
+                self.stream.flush()
+                return
+            self._said = now
+            self.stream.write(f"\r\x1b[K{self.message} {now - self.t0:.0f} s")
+            self.stream.flush()
 
 
 @contextmanager

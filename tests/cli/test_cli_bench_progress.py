@@ -35,3 +35,22 @@ def test_on_a_terminal_one_redrawn_line_and_nothing_without_a_stream():
     silent = _Ticker(None)
     silent("mira ...")
     silent.close()
+
+
+def test_batch_steps_say_so_only_when_they_last(capsys, monkeypatch):
+    """coschedule batch: silent when quick; a step that lasts QUIET_FOR seconds says so."""
+    from coschedule.cli import batch as cli_batch
+    from coschedule.cli import main
+
+    argv = ["batch", "batch/toy.json", "--policy", "easy", "--node-mtbf", "1e4", "--checkpoint-cost", "1"]
+    assert main(argv) == 0
+    assert "coschedule batch: " not in capsys.readouterr().err  # a quick run: nothing
+    monkeypatch.setattr(cli_batch, "QUIET_FOR", 0.0)  # every step "lasts"
+    assert main(argv) == 0
+    steps = [line for line in capsys.readouterr().err.splitlines() if line.startswith("coschedule batch: ")]
+    assert steps == ["coschedule batch: reading batch/toy.json",
+                     "coschedule batch: simulating 5 jobs on 8 nodes (easy)",
+                     "coschedule batch: validating the run (5 attempts)",
+                     "coschedule batch: computing the metrics"], steps
+    assert main([*argv, "--json"]) == 0
+    assert "coschedule batch: " not in capsys.readouterr().err  # --json: never
