@@ -22,10 +22,12 @@ last solution, decoding and validating it. Starting the interpreter and importin
 from __future__ import annotations
 
 import math
+import threading
 import time
 from dataclasses import dataclass
+from typing import Any
 
-__all__ = ["TIME_LIMIT_MARGIN", "Deadline", "TimeLimitReached"]
+__all__ = ["TIME_LIMIT_MARGIN", "Deadline", "TimeLimitReached", "cpsat_solve"]
 
 #: seconds an exact solve may run past its time limit (stopping, decoding, validating)
 TIME_LIMIT_MARGIN = 1.0
@@ -82,3 +84,19 @@ class Deadline:
         """Raise :class:`TimeLimitReached` (naming ``step``) if the deadline has passed."""
         if self.expired():
             raise TimeLimitReached(step)
+
+
+def cpsat_solve(solver: Any, model: Any, deadline: Deadline) -> Any:
+    """``solver.solve(model)`` within ``deadline``: CP-SAT's own limit is what is left, and the
+    search is stopped from a timer at the deadline should CP-SAT overrun it."""
+    if not deadline.limited:
+        return solver.solve(model)
+    left = deadline.remaining()
+    solver.parameters.max_time_in_seconds = max(1e-3, left)
+    timer = threading.Timer(left + 0.05, solver.stop_search)
+    timer.daemon = True
+    timer.start()
+    try:
+        return solver.solve(model)
+    finally:
+        timer.cancel()

@@ -25,7 +25,6 @@ from __future__ import annotations
 import math
 import os
 import tempfile
-import threading
 import time
 import warnings
 from collections.abc import Callable, Sequence
@@ -36,7 +35,7 @@ import numpy as np
 
 from coschedule.errors import SolverUnavailable, unknown_name
 from coschedule.results import Status
-from coschedule.timelimit import Deadline, TimeLimitReached
+from coschedule.timelimit import Deadline, TimeLimitReached, cpsat_solve
 
 __all__ = [
     "MipBuilder",
@@ -243,9 +242,8 @@ def _solve_highs(
         return _stopped("highs", t0, "building the model")
     cancelled = False
     if deadline.limited:
-        # HiGHS takes a moment to stop and to hand its answer over (up to a second on a model of
-        # a million nonzeros): it is asked to stop that much before the deadline
-        reserve = min(0.5, 0.1 * deadline.remaining())
+        # HiGHS takes a moment to stop and hand its answer over (a second on 1.6 million nonzeros)
+        reserve = min(0.25 * deadline.remaining(), 0.3 + 5e-7 * model.num_nonzeros)
         h.setOptionValue("time_limit", max(1e-3, deadline.remaining() - reserve))
         # HiGHS's own limit is not always looked at (root LP, presolve): it runs in highspy's
         # solver thread and is cancelled through its interrupt callbacks
@@ -287,10 +285,9 @@ def _solve_highs(
 
 
 def _presolve_seconds(model: MipModel) -> float:
-    """A rough upper estimate of HiGHS's presolve time: ``2e-8 * nonzeros * nonzeros per row``
-    for dense rows (3.5 s measured for 108,000 nonzeros on 60 rows), and at least ``3e-5`` s per
-    nonzero (the k-in-p ILP for n = 40, k = 4, p = 200: 46 s for 1.6 million nonzeros on 320,000
-    rows, past a 10 s limit, since presolve looks neither at the clock nor at the interrupt)."""
+    """A rough upper estimate of HiGHS's presolve time (it looks at no clock): ``2e-8 x nonzeros x
+    nonzeros per row`` (108,000 nonzeros on 60 rows: 3.5 s), at least ``3e-5 x nonzeros`` (the
+    k-in-p ILP, n = 40, k = 4, p = 200: 46 s for 1.6 million nonzeros, past a 10 s limit)."""
     if not model.num_rows:
         return 0.0
     return max(2e-8 * model.num_nonzeros * model.num_nonzeros / model.num_rows, 3e-5 * model.num_nonzeros)
@@ -476,22 +473,6 @@ def _solve_cbc(
     if killed:
         extra["time_limit_reached"] = "time limit reached while solving (CBC killed at the deadline)"
     return MipSolution(status, x, obj, bound, "cbc", time.perf_counter() - t0, extra)
-
-
-def cpsat_solve(solver: Any, model: Any, deadline: Deadline) -> Any:
-    """``solver.solve(model)`` within ``deadline``: CP-SAT's own limit is what is left, and the
-    search is stopped from a timer at the deadline should CP-SAT overrun it."""
-    if not deadline.limited:
-        return solver.solve(model)
-    left = deadline.remaining()
-    solver.parameters.max_time_in_seconds = max(1e-3, left)
-    timer = threading.Timer(left + 0.05, solver.stop_search)
-    timer.daemon = True
-    timer.start()
-    try:
-        return solver.solve(model)
-    finally:
-        timer.cancel()
 
 
 #: seconds of CP-SAT's presolve per nonzero, roughly (about 5 s for 1.6 million nonzeros)

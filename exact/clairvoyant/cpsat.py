@@ -38,9 +38,8 @@ from typing import Any
 from coschedule.errors import InvalidInstance
 from coschedule.results import ExactResult, Status
 from coschedule.sim.result import SimulationResult
-from coschedule.timelimit import Deadline, TimeLimitReached
+from coschedule.timelimit import Deadline, TimeLimitReached, cpsat_solve
 
-from ..mip import cpsat_solve
 from .instance import ClairvoyantInstance
 from .schedule import (
     COMPLETED,

@@ -57,9 +57,8 @@ from typing import Any
 
 from coschedule.rigid import FailureScenario, RigidInstance
 from coschedule.schedule import Execution, Outcome, Schedule
-from coschedule.timelimit import Deadline
+from coschedule.timelimit import Deadline, cpsat_solve
 
-from ..mip import cpsat_solve
 from ..units import time_unit_for
 
 #: integer times above this cannot be handled exactly by CP-SAT (int64 with head room)
