@@ -143,31 +143,28 @@ def nonnegative_float(text: str) -> float:
     return value
 
 
-def duration(text: str) -> float:
-    """A positive, finite duration: seconds, or a number with a unit (``5min``, ``1h``, ``7d``,
-    ``5y``; :func:`coschedule.units.seconds`)."""
+def _duration(text: str, *, zero: bool) -> float:
+    """A finite duration > 0 (>= 0 with ``zero``): seconds, or a number with a unit (``5min``,
+    ``1h``, ``7d``, ``5y``; :func:`coschedule.units.seconds`)."""
     from coschedule.units import FORMS, seconds
 
     try:
         value = seconds(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"expected a duration ({FORMS}), got {text!r}") from None
-    if not (value > 0 and math.isfinite(value)):
-        raise argparse.ArgumentTypeError(f"expected a positive duration, got {text}")
+    if not ((value >= 0 if zero else value > 0) and math.isfinite(value)):
+        raise argparse.ArgumentTypeError(f"expected a {'duration >= 0' if zero else 'positive duration'}, got {text}")
     return value
+
+
+def duration(text: str) -> float:
+    """A positive, finite duration (:func:`_duration`)."""
+    return _duration(text, zero=False)
 
 
 def nonnegative_duration(text: str) -> float:
     """As :func:`duration`, 0 allowed."""
-    from coschedule.units import FORMS, seconds
-
-    try:
-        value = seconds(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a duration ({FORMS}), got {text!r}") from None
-    if not (value >= 0 and math.isfinite(value)):
-        raise argparse.ArgumentTypeError(f"expected a duration >= 0, got {text}")
-    return value
+    return _duration(text, zero=True)
 
 
 #: the picture formats matplotlib writes (its default backends): a --plot suffix among them picks it
