@@ -36,7 +36,7 @@ import time
 from collections.abc import Iterator
 from types import FrameType
 
-__all__ = ["RETRY", "STOP_WITHIN", "Terminated", "exit_status", "handled", "reason", "said"]
+__all__ = ["RETRY", "STOP_WITHIN", "Terminated", "end_now", "exit_status", "handled", "interruption", "reason", "said"]
 
 #: seconds between two looks at the stack while a signal waits for numba to return
 RETRY = 0.02
@@ -81,13 +81,31 @@ _state: _State | None = None
 
 
 def _unsafe(frame: FrameType | None) -> bool:
-    """Whether numba or llvmlite is on the stack from ``frame`` down to the bottom."""
+    """Whether numba or llvmlite, or code that ``exec`` runs from a string, is on the stack from
+    ``frame`` down to the bottom. CPython 3.11's ``exec`` of a string records a
+    ``KeyboardInterrupt`` that leaves it as unhandled, and ``python -m coschedule`` then ends
+    itself by SIGINT at exit whatever the command returned (``dataclasses`` builds its methods so, while
+    the simulation's modules are imported: exit -2 instead of 130, 4 times in 50 signals). The
+    bottom frame is ``python -c``'s own string, where that record is right."""
     while frame is not None:
         name = frame.f_code.co_filename
-        if any(part in name for part in _UNSAFE):
+        if (name == "<string>" and frame.f_back is not None) or any(part in name for part in _UNSAFE):
             return True
         frame = frame.f_back
     return False
+
+
+def interruption(exc: BaseException) -> KeyboardInterrupt | None:
+    """The ``KeyboardInterrupt`` (or :class:`Terminated`) that ``exc`` wraps, if any: Python turns
+    an exception raised in a class attribute's ``__set_name__`` (a dataclass field, while a
+    module is imported) into a ``RuntimeError`` whose cause it is."""
+    seen: set[int] = set()
+    while exc is not None and id(exc) not in seen:
+        if isinstance(exc, KeyboardInterrupt):
+            return exc
+        seen.add(id(exc))
+        exc = exc.__cause__ or exc.__context__  # type: ignore[assignment]
+    return None
 
 
 def _retry(signum: int) -> None:
@@ -133,6 +151,21 @@ def _handler(signum: int, frame: FrameType | None) -> None:
     stop = Terminated() if signum == signal.SIGTERM else KeyboardInterrupt()
     stop.said = state.said  # type: ignore[attr-defined]  # its line is out already
     raise stop
+
+
+def end_now(stop: BaseException) -> None:
+    """Inside :func:`handled`, end the process at once with the line and status of ``stop`` (a
+    ``KeyboardInterrupt`` or :class:`Terminated`): for a thread outside Python that does not stop
+    when asked (HiGHS in its presolve) and that would abort the interpreter at exit were it left
+    running. Outside :func:`handled` (a library caller), or for another exception, it returns
+    and the caller goes on waiting."""
+    state = _state
+    if state is None or not isinstance(stop, KeyboardInterrupt):
+        return
+    _say(state, signal.SIGTERM if isinstance(stop, Terminated) else signal.SIGINT)
+    with contextlib.suppress(OSError, ValueError):
+        sys.stdout.flush()
+    os._exit(exit_status(stop))
 
 
 def _watch(state: _State, read_end: int) -> None:

@@ -33,9 +33,10 @@ from typing import Any
 
 import numpy as np
 
+from coschedule import signals
 from coschedule.errors import SolverUnavailable, unknown_name
 from coschedule.results import Status
-from coschedule.timelimit import Deadline, TimeLimitReached, cpsat_solve
+from coschedule.timelimit import Deadline, TimeLimitReached, cpsat_solve, stop_reserve
 
 __all__ = [
     "MipBuilder",
@@ -242,8 +243,7 @@ def _solve_highs(
         return _stopped("highs", t0, "building the model")
     cancelled = False
     if deadline.limited:
-        # HiGHS takes a moment to stop and hand its answer over (a second on 1.6 million nonzeros)
-        reserve = min(0.25 * deadline.remaining(), 0.3 + 5e-7 * model.num_nonzeros)
+        reserve = stop_reserve(deadline, model.num_nonzeros)  # HiGHS takes a moment to stop
         h.setOptionValue("time_limit", max(1e-3, deadline.remaining() - reserve))
         # HiGHS's own limit is not always looked at (root LP, presolve): it runs in highspy's
         # solver thread and is cancelled through its interrupt callbacks
@@ -254,10 +254,12 @@ def _solve_highs(
                 if not cancelled and deadline.remaining() <= reserve:
                     h.cancelSolve()
                     cancelled = True
-        except BaseException:  # Ctrl-C, SIGTERM: stop HiGHS's thread first (a C++ thread alive at exit aborts)
+        except BaseException as stop:  # Ctrl-C, SIGTERM: stop HiGHS's thread (a C++ thread alive at exit aborts)
             h.cancelSolve()
-            while not h.wait(0.05)[0]:
-                pass
+            wait_until = time.perf_counter() + 1.0
+            while not h.wait(0.05)[0]:  # its presolve does not look at the cancel: the command ends without it
+                if time.perf_counter() > wait_until:
+                    signals.end_now(stop)
             raise
     else:
         h.run()
@@ -526,10 +528,9 @@ def _solve_cpsat(
     solver.parameters.num_workers = int(threads) if threads else max(8, os.cpu_count() or 1)
     solver.parameters.random_seed = 0
     if deadline.limited and CPSAT_PRESOLVE_PER_NONZERO * model.num_nonzeros > 0.25 * deadline.remaining():
-        # CP-SAT's presolve does not stop at stop_search: the k-in-p ILP for n = 40, k = 4, p = 200
-        # (1.6 million nonzeros) ran 5 s past a 10 s limit with it, and stopped in time without it
+        # CP-SAT's presolve ignores stop_search: 5 s past a 10 s limit on 1.6 million nonzeros
         solver.parameters.cp_model_presolve = False
-    code = cpsat_solve(solver, m, deadline)
+    code = cpsat_solve(solver, m, deadline, stop_reserve(deadline, model.num_nonzeros))
     has_sol = code in (cp_model.OPTIMAL, cp_model.FEASIBLE)
     x = np.array([solver.value(v) for v in xs], dtype=float) if has_sol else None
     at_big = x is not None and bool(

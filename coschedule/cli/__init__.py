@@ -106,6 +106,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"{command}: error: not enough memory: {detail}; use smaller sizes", file=sys.stderr)
         return EXIT_USAGE
     except KeyboardInterrupt as e:  # Ctrl-C, or SIGTERM (signals.Terminated)
-        if not signals.said(e):  # said already when it waited for a compiled kernel
-            print(f"{command}: {signals.reason(e)}", file=sys.stderr)
-        return signals.exit_status(e)
+        return _interrupted(command, e)
+    except RuntimeError as e:  # a Ctrl-C that Python wrapped (an import's __set_name__)
+        stop = signals.interruption(e)
+        if stop is None:
+            raise
+        return _interrupted(command, stop)
+
+
+def _interrupted(command: str, stop: KeyboardInterrupt) -> int:
+    if not signals.said(stop):  # said already when it waited for a compiled kernel
+        print(f"{command}: {signals.reason(stop)}", file=sys.stderr)
+    return signals.exit_status(stop)

@@ -26,6 +26,9 @@ BATCH = ["batch", "KTH-SP2-1996-2.1-cln", "--policy", "conservative", "--node-mt
          "--checkpoint-cost", "300", "-o", "jobs.csv"]
 
 
+SOLVE = ["solve", "synthetic-n60-p32", "--k", "4", "--method", "ilp", "--time-limit", "60"]
+
+
 def _env() -> dict[str, str]:
     env = dict(os.environ)
     env["PYTHONFAULTHANDLER"] = "1"  # a crash prints its stack: the assertion shows it
@@ -88,7 +91,7 @@ COMMANDS = {  # each runs for several seconds; the signal comes 1 s in
                        "4000", "--seed", "0"],
     "redistrib": ["redistrib", "PACK", "--at-end", "greedy", "--at-failure", "iterated", "--node-mtbf", "100y",
                   "--seed", "0"],
-    "solve": ["solve", "synthetic-n60-p32", "--k", "4", "--method", "ilp", "--time-limit", "60"],
+    "solve": SOLVE,
     "bench": ["bench", "kinp", "--quick"],
 }
 
@@ -101,6 +104,54 @@ def test_other_commands_end_with_one_line(tmp_path: Path, pack: Path, name: str,
     word = "interrupted" if signum == signal.SIGINT else "terminated"
     assert code == 128 + signum and lines == [f"coschedule {args[0]}: {word}"], (code, lines)
     assert took < 10
+
+
+def test_a_signal_in_highs_presolve_ends_the_command(tmp_path: Path) -> None:
+    """HiGHS's presolve does not look at its cancel: 3 s into this solve, a Ctrl-C waited for the
+    solver's thread for a minute (the 60 s limit). The command now ends 1 s after asking it."""
+    code, lines, took = _run(SOLVE, tmp_path, signal.SIGINT, 3.0)
+    assert code == 130 and lines == ["coschedule solve: interrupted"], (code, lines)
+    assert took < 5
+
+
+def test_an_interruption_wrapped_by_python_is_found() -> None:
+    """Python wraps an exception raised in ``__set_name__`` (a dataclass field, at import) in a
+    ``RuntimeError``: a Ctrl-C there printed a traceback and exit 1."""
+    stop = signals.Terminated()
+    try:
+        try:
+            raise stop
+        except KeyboardInterrupt as e:
+            raise RuntimeError("Error calling __set_name__") from e
+    except RuntimeError as wrapped:
+        assert signals.interruption(wrapped) is stop
+    assert signals.interruption(RuntimeError("no signal")) is None
+
+
+def test_a_signal_inside_a_string_exec_waits_for_it_to_return(tmp_path: Path) -> None:
+    """CPython 3.11 records a ``KeyboardInterrupt`` that leaves ``exec`` of a string as unhandled
+    and ends the process by SIGINT at exit (-2) whatever it returned: ``dataclasses`` runs such
+    strings while the simulation's modules are imported (`python -m coschedule batch`: exit -2, 4
+    times in 50 signals). The handler waits until the string's code has returned, as for numba."""
+    probe = r"""
+import sys
+from coschedule import signals
+def main():
+    with signals.handled("probe", last=True):
+        try:
+            exec("import signal\nsignal.raise_signal(signal.SIGINT)\nfor _ in range(2000):\n    sum(range(100))\n")
+            for _ in range(10**7):
+                sum(range(100))
+        except KeyboardInterrupt:
+            return 130
+    return 0
+sys.exit(main())
+"""
+    (tmp_path / "probe").mkdir()
+    (tmp_path / "probe" / "__main__.py").write_text(probe)  # run as `python -m coschedule` is: with -m,
+    # a file or `-c` exits at sys.exit without looking at that record
+    out = subprocess.run([sys.executable, "-m", "probe"], capture_output=True, text=True, timeout=60, cwd=tmp_path)
+    assert out.returncode == 130, out
 
 
 def test_exit_status_and_reason() -> None:
