@@ -12,6 +12,7 @@ properties (see :func:`coschedule_testing.fewer`).
 from __future__ import annotations
 
 import os
+import signal
 import sys
 from pathlib import Path
 
@@ -35,3 +36,10 @@ settings.register_profile(
     suppress_health_check=[HealthCheck.too_slow],
 )
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
+
+# A suite started in the background of a script (`cmd &` in a non-interactive shell) inherits an
+# ignored SIGINT, and so would every command the tests start: the commands keep an ignored
+# signal ignored (nohup's), and the Ctrl-C tests would see nothing. The children of a handled
+# signal get the default one, as from a terminal.
+if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)

@@ -410,7 +410,9 @@ def _draw(ax: Any, xs: list[float], ys: list[float], sds: list[float], *, colour
     if bands == "errorbar":
         ax.plot(xs, ys, color=colour, marker=marker, ms=4, ls=linestyle, lw=1.4, label=label)
         # the bars of the curves of one panel side by side (dodged), lighter than the curves
-        ax.errorbar([x + dodge for x in xs], ys, yerr=sds, fmt="none", ecolor=colour, elinewidth=0.9,
+        # clipped at 1 as the bands are: T / L(f) is never below it
+        below = [max(0.0, min(d, y - 1.0)) for y, d in zip(ys, sds)]
+        ax.errorbar([x + dodge for x in xs], ys, yerr=[below, sds], fmt="none", ecolor=colour, elinewidth=0.9,
                     capsize=2, alpha=0.45)
         return
     ax.plot(xs, ys, color=colour, marker=marker, ms=4, ls=linestyle, lw=1.3, label=label, zorder=zorder)

@@ -296,6 +296,32 @@ def test_every_figure_draws(reference_db, kind):
     assert fig.axes
 
 
+@pytest.mark.parametrize("kind", ["slowdown-failures", "slowdown-confidence", "slowdown-accuracy"])
+def test_every_series_has_a_colour_of_its_own_and_bands_stay_above_one(reference_db, kind):
+    """Migration and no migration at one load shared a colour (dashes told them apart); a
+    bounded slowdown is never below 1, nor is its band. (Against failures a scheduler keeps its
+    colour across loads, told apart by dashes: a colour per scheduler, a dash per load.)"""
+    pytest.importorskip("matplotlib")
+    from matplotlib.colors import to_hex
+
+    with ResultStore.open(reference_db) as store:
+        rows = list(store.rows())
+    fig = torus_figure(rows, kind=kind)
+    for ax in fig.axes:
+        series = [ln for ln in ax.get_lines() if not ln.get_label().startswith("_")]
+        assert len(series) >= 2
+        key = (lambda ln: (to_hex(ln.get_color()), ln.get_linestyle())) if kind == "slowdown-failures" else \
+            (lambda ln: to_hex(ln.get_color()))
+        assert len({key(ln) for ln in series}) == len(series), [ln.get_label() for ln in series]
+        if kind == "slowdown-failures":  # at one load, a colour per scheduler
+            for style in {ln.get_linestyle() for ln in series}:
+                same = [ln for ln in series if ln.get_linestyle() == style]
+                assert len({to_hex(ln.get_color()) for ln in same}) == len(same)
+        for band in ax.collections:
+            for path in band.get_paths():
+                assert path.vertices[:, 1].min() >= 1.0 - 1e-9
+
+
 def test_figure_errors(reference_db):
     with ResultStore.open(reference_db) as store:
         rows = list(store.rows())

@@ -4,6 +4,8 @@ pooled standard deviation of T / L(f)."""
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
 pytest.importorskip("matplotlib")
@@ -112,3 +114,16 @@ def test_one_priority_group_plot_is_one_panel_without_bands():
     (ax,) = fig.axes
     assert len(ax.get_lines()) == 2 and not ax.containers
     assert not any(isinstance(c, LineCollection) for c in ax.collections)
+
+
+def test_bars_and_bands_stop_at_one():
+    """T / L(f) is never below 1: a mean of 1.05 with a standard deviation of 0.3 draws its bar
+    and its band from 1, not from 0.75."""
+    wide = [dataclasses.replace(g, mean=1.05, pooled_std=0.3) for g in _groups(["r-list-0", "r-list-1"], ["LPT", "LA"])]
+    fig = plot_side_by_side([(None, [g for g in wide if g.priority == "LPT"])])
+    (ax,) = fig.axes
+    lows = [seg[:, 1].min() for c in ax.collections if isinstance(c, LineCollection) for seg in c.get_segments()]
+    assert lows and min(lows) >= 1.0 - 1e-9
+    fig = plot_groups(wide)
+    bands = [c for ax in fig.axes for c in ax.collections if isinstance(c, PolyCollection)]
+    assert bands and all(p.vertices[:, 1].min() >= 1.0 - 1e-9 for c in bands for p in c.get_paths())

@@ -431,7 +431,7 @@ def _parameter_figure(groups: Sequence[TorusGroup], policy: str, x: str, what: s
             for j, (c, m) in enumerate(scales):
                 s = series(point, (c, m))
                 _band(ax, [a for a, _ in s], [g.mean("mean_bounded_slowdown") for _, g in s],
-                      [g.ci("mean_bounded_slowdown") for _, g in s], color=f"C{j // len(moves)}",
+                      [g.ci("mean_bounded_slowdown") for _, g in s], color=f"C{j}",
                       ls=_STYLES[j % len(moves)], label=line(c, m), low=1.0)
             ax.set_xlabel(f"{x} a" + (" (a = 0: fcfs)" if any(g.policy == "fcfs" for g in groups) else ""))
             ax.set_ylabel("mean bounded slowdown")
