@@ -239,20 +239,31 @@ def _optimal_json(args: argparse.Namespace, res: Any, policy_value: float) -> di
 def _refuse_endless(args: argparse.Namespace, workload: Workload) -> None:
     """A run that would not end is refused before it starts, as a batch campaign refuses it: some
     job expects more than :data:`~coschedule.sim.checkpointing.MAX_EXPECTED_RESTARTS` restarts
-    of a segment at the node MTBF (drawn failures only: a failure file ends)."""
-    from ..sim.checkpointing import MAX_EXPECTED_RESTARTS, Checkpointing, worst_expected_restarts
+    of a segment at the node MTBF, or waits for more nodes up at once than the downtime leaves it
+    a chance of (:func:`~coschedule.sim.checkpointing.chance_up_at_once`); drawn failures only:
+    a failure file ends."""
+    from ..sim.checkpointing import MAX_EXPECTED_RESTARTS, Checkpointing, chance_up_at_once, worst_expected_restarts
 
     if args.node_mtbf is None or args.failures is not None:
         return
     ck = Checkpointing(cost=float(args.checkpoint_cost or 0.0), recovery=args.recovery_cost, node_mtbf=args.node_mtbf)
     expected, j = worst_expected_restarts(workload, ck, args.node_mtbf)
+    job = f"job {workload.ids[j]} ({int(workload.nodes[j])} nodes, {float(workload.length[j]):g} s)"
     if expected > MAX_EXPECTED_RESTARTS:
         segment = "checkpoint period" if ck.enabled else "run"
         raise CoscheduleError(
-            f"{args.workload}: job {workload.ids[j]} ({int(workload.nodes[j])} nodes, {float(workload.length[j]):g} s) "
-            f"expects {expected:.3g} restarts per {segment} at --node-mtbf {args.node_mtbf:g} s (the limit is "
-            f"{MAX_EXPECTED_RESTARTS:g}): the run would not end; raise --node-mtbf"
-            + (" or give --checkpoint-cost" if not ck.enabled else ""))
+            f"{args.workload}: {job} expects {expected:.3g} restarts per {segment} at --node-mtbf "
+            f"{args.node_mtbf:g} s (the limit is {MAX_EXPECTED_RESTARTS:g}): the run would not end; raise --node-mtbf"
+            + (" or lower --checkpoint-cost" if ck.enabled else " or give --checkpoint-cost"))
+    j = int(workload.nodes.argmax()) if workload.n else 0
+    width = int(workload.nodes[j]) if workload.n else 0
+    chance = chance_up_at_once(workload.n_nodes, width, args.node_mtbf, float(args.downtime or 0.0))
+    if chance * MAX_EXPECTED_RESTARTS < 1:
+        raise CoscheduleError(
+            f"{args.workload}: job {workload.ids[j]} waits for {width:,} of the {workload.n_nodes:,} nodes up at "
+            f"once, a chance of {chance:.3g} with --downtime {_seconds(args.downtime)} after each failure at "
+            f"--node-mtbf {_seconds(args.node_mtbf)} (the limit is {1 / MAX_EXPECTED_RESTARTS:g}): the run would not end; lower "
+            "--downtime or raise --node-mtbf")
 
 
 def _reservations(args: argparse.Namespace) -> dict[str, str]:

@@ -34,7 +34,7 @@ import numpy as np
 if TYPE_CHECKING:
     from .workload import Workload
 
-__all__ = ["MAX_EXPECTED_RESTARTS", "NO_CHECKPOINTING", "Checkpointing", "StopPoint", "worst_expected_restarts"]
+__all__ = ["MAX_EXPECTED_RESTARTS", "NO_CHECKPOINTING", "Checkpointing", "StopPoint", "chance_up_at_once", "worst_expected_restarts"]
 
 
 @dataclass(frozen=True)
@@ -228,3 +228,29 @@ def worst_expected_restarts(workload: Workload, checkpointing: Checkpointing, no
     j = int(np.argmax(x))
     with np.errstate(over="ignore"):
         return float(np.expm1(x[j])), j
+
+
+
+def chance_up_at_once(n_nodes: int, width: int, node_mtbf: float, downtime: float) -> float:
+    """The long-run chance that ``width`` of ``n_nodes`` nodes are up at once, when each node
+    fails at rate ``1 / node_mtbf`` while up and stays down ``downtime`` seconds after each
+    failure: each is up ``a = mu / (mu + D)`` of the time, independently, and the chance is the
+    binomial tail ``P(B(n_nodes, a) >= width)``. A job of that width waits about the inverse of it
+    (in turns of the nodes' states) for a start, while the failures drawn for the wait grow
+    without end: ``coschedule batch KTH-SP2 --node-mtbf 1e7 --downtime 1e13`` ran until stopped.
+    Used with :func:`worst_expected_restarts` to refuse such a run up front."""
+    if width <= 0 or downtime <= 0 or not math.isfinite(node_mtbf):
+        return 1.0
+    if width > n_nodes:
+        return 0.0
+    a = node_mtbf / (node_mtbf + downtime)
+    if a <= 0.0:
+        return 0.0
+    if a >= 1.0:
+        return 1.0
+    # log P(B = k) for k = n, n-1, ..., width: from P(B = n) = a^n by P(k-1) / P(k) = k (1-a) / ((n-k+1) a)
+    k = np.arange(n_nodes, width, -1, dtype=np.float64)
+    steps = np.log(k) - np.log(n_nodes - k + 1) + math.log1p(-a) - math.log(a)
+    logp = n_nodes * math.log(a) + np.concatenate(([0.0], np.cumsum(steps)))
+    top = float(logp.max())
+    return math.exp(top + math.log(float(np.exp(logp - top).sum()))) if math.isfinite(top) else 0.0

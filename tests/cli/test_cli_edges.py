@@ -22,6 +22,11 @@ CASES = [
      "would not end"),
     (["batch", "KTH-SP2-1996-2.1-cln", "--policy", "easy", "--node-mtbf", "100000"],
      "job 10504 (64 nodes, 179220 s) expects 6.52e+49 restarts per run at --node-mtbf 100000 s"),
+    (["batch", "KTH-SP2-1996-2.1-cln", "--policy", "easy", "--node-mtbf", "1e7", "--downtime", "1e13"],
+     "job 2324 waits for 100 of the 100 nodes up at once, a chance of 0 with --downtime 3.17e+05 y (1e+13 s)"),
+    (["batch", "batch/toy.json", "--policy", "easy", "--node-mtbf", "1e7", "--checkpoint-cost", "1e18"],
+     "restarts per checkpoint period at --node-mtbf 1e+07 s (the limit is 10000): the run would not end; raise "
+     "--node-mtbf or lower --checkpoint-cost"),
     (["simulate", "demo", "--dask", "notanaddress"], "cannot reach the Dask scheduler at notanaddress"),
     (["batch", "batch/toy.json", "--policy", "easy", "--plot", "run.xyz"],
      "argument --plot: run.xyz: .xyz is not a picture format"),

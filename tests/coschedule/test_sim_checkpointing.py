@@ -12,7 +12,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from coschedule.batch import run_batch
-from coschedule.sim.checkpointing import Checkpointing
+from coschedule.sim.checkpointing import Checkpointing, chance_up_at_once
 from coschedule.sim.failures import FailureTrace
 from coschedule.sim.workload import Workload
 
@@ -88,3 +88,27 @@ def test_per_job_arrays_are_the_scalar_methods(jobs, final, cost):
         assert E[k] == L + ck.checkpoints(L, p) * ck.cost  # bit for bit
         assert W[k] == ck.extended(Wt, p)
         assert block[k] == ck.period(p) + ck.cost
+
+
+@given(n=st.integers(1, 60), data=st.data(), mtbf=st.floats(1.0, 1e6), downtime=st.floats(0.0, 1e6))
+def test_the_chance_of_nodes_up_at_once_is_the_binomial_tail(n, data, mtbf, downtime):
+    """Against the tail summed term by term with exact binomial coefficients."""
+    width = data.draw(st.integers(0, n + 1))
+    a = mtbf / (mtbf + downtime)
+    if width > n:
+        exact = 0.0
+    elif downtime == 0 or width == 0:
+        exact = 1.0
+    else:
+        exact = math.fsum(math.comb(n, k) * a**k * (1 - a) ** (n - k) for k in range(width, n + 1))
+    got = chance_up_at_once(n, width, mtbf, downtime)
+    assert math.isclose(got, exact, rel_tol=1e-9, abs_tol=1e-300)
+
+
+def test_the_chance_on_a_large_platform():
+    """A whole-machine job at a platform MTBF equal to the downtime has e^-1 (the node-stealing
+    sweep's hardest point, which runs); a million nodes take milliseconds."""
+    n = 49_152
+    assert math.isclose(chance_up_at_once(n, n, n * 3600.0, 3600.0), math.exp(-1), rel_tol=1e-4)
+    assert chance_up_at_once(100, 100, 1e7, 1e13) == 0.0
+    assert chance_up_at_once(10**6, 10**6 // 2, 1e6, 1e6) > 0.49

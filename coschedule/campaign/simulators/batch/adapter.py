@@ -353,8 +353,9 @@ class BatchSpec:
 
     def check(self) -> None:
         """Everything that can go wrong before the first cell: the sources load, and no job of a
-        failure setting expects more than ``max_restarts`` restarts per segment."""
-        from coschedule.sim.checkpointing import Checkpointing, worst_expected_restarts
+        failure setting expects more than ``max_restarts`` restarts per segment, nor waits for more
+        nodes up at once than the downtime leaves a chance of."""
+        from coschedule.sim.checkpointing import Checkpointing, chance_up_at_once, worst_expected_restarts
 
         for src in self.sources:
             src.check()
@@ -370,9 +371,19 @@ class BatchSpec:
                                 f"{ref.key}: job {w.ids[j]} ({int(w.nodes[j])} nodes, {float(w.length[j]):g} s) "
                                 f"expects {expected:.3g} restarts per {'checkpoint period' if C > 0 else 'run'} at "
                                 f"node_mtbf = {m:g} s, checkpoint_cost = {C:g} s (max_restarts = "
-                                f"{self.max_restarts:.3g}); raise node_mtbf or checkpoint_cost, drop the job, "
+                                f"{self.max_restarts:.3g}); change node_mtbf or checkpoint_cost, drop the job, "
                                 "or raise max_restarts"
                             )
+                j = int(w.nodes.argmax()) if w.n else 0
+                width = int(w.nodes[j]) if w.n else 0
+                for D in self.downtime:
+                    chance = chance_up_at_once(w.n_nodes, width, m, D)
+                    if chance * self.max_restarts < 1:
+                        raise CampaignError(
+                            f"{ref.key}: job {w.ids[j]} waits for {width:,} of the {w.n_nodes:,} nodes up at once, "
+                            f"a chance of {chance:.3g} with downtime = {D:g} s after each failure at node_mtbf = "
+                            f"{m:g} s (max_restarts = {self.max_restarts:.3g}): its runs would not end; lower "
+                            "downtime or raise node_mtbf")
 
     # ------------------------------------------------------------------------ the grid
 
