@@ -242,7 +242,12 @@ def _refuse_endless(args: argparse.Namespace, workload: Workload) -> None:
     of a segment at the node MTBF, or waits for more nodes up at once than the downtime leaves it
     a chance of (:func:`~coschedule.sim.checkpointing.chance_up_at_once`); drawn failures only:
     a failure file ends."""
-    from ..sim.checkpointing import MAX_EXPECTED_RESTARTS, Checkpointing, chance_up_at_once, worst_expected_restarts
+    from ..sim.checkpointing import (
+        MAX_EXPECTED_RESTARTS,
+        Checkpointing,
+        chance_up_at_once,
+        worst_expected_restarts,
+    )
 
     if args.node_mtbf is None or args.failures is not None:
         return

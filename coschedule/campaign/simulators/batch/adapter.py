@@ -355,7 +355,11 @@ class BatchSpec:
         """Everything that can go wrong before the first cell: the sources load, and no job of a
         failure setting expects more than ``max_restarts`` restarts per segment, nor waits for more
         nodes up at once than the downtime leaves a chance of."""
-        from coschedule.sim.checkpointing import Checkpointing, chance_up_at_once, worst_expected_restarts
+        from coschedule.sim.checkpointing import (
+            Checkpointing,
+            chance_up_at_once,
+            worst_expected_restarts,
+        )
 
         for src in self.sources:
             src.check()
