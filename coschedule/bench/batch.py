@@ -58,7 +58,7 @@ from typing import Any
 import numpy as np
 
 from coschedule.bench.common import NOT_MEASURED, run_child
-from coschedule.sim.workload import Workload
+from coschedule.sim.workload import Workload, write_swf
 
 __all__ = [
     "ACCASIM_VERSION",
@@ -256,20 +256,10 @@ def _case_workload(spec: dict[str, Any]) -> Workload:
 
 
 def write_accasim_swf(workload: Workload, path: str | Path) -> None:
-    """``workload`` as a plain SWF file AccaSim 1.1.3 reads: one line per job in submission
-    order, a newline after the last one; fields job number (1..n, in order), submit, wait -1,
-    run time (the length), processors (allocated and requested: the nodes), CPU and memory -1,
-    requested time (the wall time), requested memory -1, status 1, user, group and executable 1,
-    the rest -1. AccaSim parses integers only: every time must be a whole number of seconds."""
-    cols = (workload.submit, workload.length, workload.walltime)
-    for values in cols:
-        if not np.all(values == np.rint(values)):
-            k = int(np.argmax(values != np.rint(values)))
-            raise ValueError(f"job {workload.ids[k]}: AccaSim reads whole seconds only")
-    lines = [f"{k + 1} {int(s)} -1 {int(L)} {int(p)} -1 -1 {int(p)} {int(W)} -1 1 1 1 1 -1 -1 -1 -1\n"
-             for k, (s, L, p, W) in enumerate(zip(workload.submit, workload.length, workload.nodes,
-                                                   workload.walltime))]
-    Path(path).write_text("".join(lines), encoding="utf-8")
+    """``workload`` as a plain SWF file AccaSim 1.1.3 reads (:func:`~coschedule.sim.workload.write_swf`
+    without a header: one line per job in submission order, a newline after the last one, no
+    memory fields). AccaSim parses integers only: every time must be a whole number of seconds."""
+    write_swf(workload, path, header=False)
 
 
 # ------------------------------------------------------------------------------ children

@@ -58,7 +58,7 @@ import numpy as np
 from ..rng import Seed, as_generator
 from .workload import Workload
 
-__all__ = ["MONTHS", "MonthSpec", "intrepid_like", "mira_like", "stress", "synthetic_month"]
+__all__ = ["MONTHS", "MonthSpec", "intrepid_like", "mira_like", "scale_workload", "stress", "synthetic_month"]
 
 DAY = 86400.0
 HOUR = 3600.0
@@ -266,3 +266,33 @@ def table6_workload(seed: Seed = None, *, mean_interarrival: float = TABLE6_INTE
     ids = tuple(str(k + 1) for k in range(sizes.size))
     return Workload(ids=ids, submit=submit, nodes=sizes, walltime=np.maximum(walltime, lengths), length=lengths,
                     n_nodes=128, name="du2024-table6")
+
+
+#: the mean length (seconds) and sizes of :func:`scale_workload`'s jobs
+SCALE_MEAN_LENGTH = 600.0
+SCALE_SIZES: tuple[int, ...] = (1, 2, 4, 8, 16, 32, 64)
+
+
+def scale_workload(jobs: int, n_nodes: int = 1024, seed: Seed = None, *, load: float = 0.8) -> Workload:
+    """A large generated workload for measuring the batch simulator at scale (``coschedule bench
+    batch``'s scale cases): ``jobs`` jobs of 1 to 64 nodes (powers of two, uniform), lengths
+    exponential of mean 10 min in whole seconds (at least 1), wall times 1 to 3 times the length
+    rounded up to the minute, submitted as a Poisson process whose rate offers ``load`` of the
+    ``n_nodes`` nodes' time; whole seconds everywhere, so that it can be written as SWF. The same
+    seed, the same workload.
+
+    >>> w = scale_workload(1000, seed=1)
+    >>> w.n, w.n_nodes, int(w.nodes.max()) <= 64
+    (1000, 1024, True)
+    """
+    if jobs < 1 or n_nodes < max(SCALE_SIZES) or not 0 < load:
+        raise ValueError(f"scale_workload needs jobs >= 1, n_nodes >= {max(SCALE_SIZES)} and load > 0")
+    rng = as_generator(seed)
+    sizes = np.asarray(SCALE_SIZES, dtype=np.int64)[rng.integers(0, len(SCALE_SIZES), size=jobs)]
+    lengths = np.maximum(1.0, np.ceil(rng.exponential(SCALE_MEAN_LENGTH, size=jobs)))
+    walltime = np.ceil(lengths * rng.uniform(1.0, 3.0, size=jobs) / 60.0) * 60.0
+    rate = load * n_nodes / (float(np.mean(SCALE_SIZES)) * SCALE_MEAN_LENGTH)  # jobs per second
+    submit = np.floor(np.cumsum(rng.exponential(1.0 / rate, size=jobs)))
+    ids = tuple(str(k + 1) for k in range(jobs))
+    return Workload(ids=ids, submit=submit, nodes=sizes, walltime=walltime, length=lengths, n_nodes=n_nodes,
+                    name=f"scale-{jobs}")

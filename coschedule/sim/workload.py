@@ -35,7 +35,7 @@ from ..errors import FormatError, InvalidInstance
 from ..io.files import read_utf8, write_text
 from ..units import MAX_TIME
 
-__all__ = ["Workload", "read_batsim", "workload_from_swf", "write_batsim"]
+__all__ = ["Workload", "read_batsim", "workload_from_swf", "write_batsim", "write_swf"]
 
 
 @dataclass(frozen=True, eq=False)
@@ -223,3 +223,23 @@ def write_batsim(workload: Workload, path: str | Path) -> None:
                      "walltime": float(workload.walltime[k]), "profile": name})
     data = {"nb_res": workload.n_nodes, "jobs": jobs, "profiles": profiles}
     write_text(path, json.dumps(data, indent=1) + "\n")
+
+
+def write_swf(workload: Workload, path: str | Path, *, header: bool = True) -> None:
+    """Write ``workload`` as an SWF trace, one line per job in submission order: job number
+    (1..n), submit, wait -1, run time (the length), allocated and requested processors (the
+    nodes), CPU and memory -1, requested time (the wall time), requested memory -1, status 1,
+    user, group and executable 1, the rest -1; with ``header`` a ``; MaxProcs:`` line first (the
+    platform's nodes, which :func:`workload_from_swf` then reads back). Every time must be a
+    whole number of seconds (the format's integers): a round trip gives the same workload, the
+    ids being the job numbers."""
+    for what, values in (("submit", workload.submit), ("length", workload.length), ("walltime", workload.walltime)):
+        whole = values == np.rint(values)
+        if not whole.all():
+            k = int(np.argmax(~whole))
+            raise ValueError(f"job {workload.ids[k]}: {what} {float(values[k])!r} is not a whole number of "
+                             "seconds (SWF holds integers)")
+    cols = np.column_stack([np.arange(1, workload.n + 1), workload.submit, workload.length, workload.nodes,
+                            workload.nodes, workload.walltime]).astype(np.int64)
+    body = "".join(f"{j} {s} -1 {L} {p} -1 -1 {q} {W} -1 1 1 1 1 -1 -1 -1 -1\n" for j, s, L, p, q, W in cols.tolist())
+    write_text(path, (f"; MaxProcs: {workload.n_nodes}\n" if header else "") + body)

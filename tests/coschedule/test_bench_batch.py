@@ -46,8 +46,21 @@ def test_accasim_swf(tmp_path):
     assert [len(r) for r in rows] == [18, 18]
     assert rows[0][:11] == ["1", "0", "-1", "100", "3", "-1", "-1", "3", "120", "-1", "1"]
     assert rows[1][:9] == ["2", "5", "-1", "60", "1", "-1", "-1", "1", "60"]
-    with pytest.raises(ValueError, match="whole seconds"):
+    with pytest.raises(ValueError, match="job a: submit 0.5 is not a whole number of seconds"):
         bb.write_accasim_swf(Workload(("a",), [0.5], [1], [2.0], [1.0], 2), path)
+
+
+def test_swf_round_trip(tmp_path):
+    """write_swf's header gives the platform back; the ids become the job numbers."""
+    from coschedule.sim.workload import workload_from_swf, write_swf
+    from coschedule.swf import read_swf
+
+    w = Workload(("7", "x", "y"), [0.0, 5.0, 5.0], [3, 1, 4], [120.0, 60.0, 10.0], [100.0, 60.0, 10.0], 16)
+    write_swf(w, tmp_path / "w.swf")
+    back = workload_from_swf(read_swf(tmp_path / "w.swf"))
+    assert back.n_nodes == 16 and back.ids == ("1", "2", "3")
+    for name in ("submit", "nodes", "walltime", "length"):
+        assert np.array_equal(getattr(back, name), getattr(w, name)), name
 
 
 def test_accasim_status(monkeypatch):
