@@ -181,10 +181,15 @@ def format_intervals(iv: np.ndarray) -> str:
 
 
 def format_many(iv: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> list[str]:
-    """:func:`format_intervals` of the interval arrays ``iv[lo[k]:hi[k]]``, all at once."""
-    v = iv.tolist()
-    words = [str(a) if b == a + 1 else f"{a}-{b - 1}" for a, b in zip(v[0::2], v[1::2])]
-    return [" ".join(words[a:b]) for a, b in zip((lo // 2).tolist(), (hi // 2).tolist())]
+    """:func:`format_intervals` of the interval arrays ``iv[lo[k]:hi[k]]``, all at once (only
+    those intervals are formatted: a chunk of a run's rows costs the chunk, not the run)."""
+    lo, hi = np.asarray(lo, dtype=np.int64) // 2, np.asarray(hi, dtype=np.int64) // 2
+    counts = hi - lo
+    pairs = np.repeat(lo, counts) + (np.arange(int(counts.sum())) - np.repeat(np.cumsum(counts) - counts, counts))
+    a, b = iv[0::2][pairs].tolist(), iv[1::2][pairs].tolist()
+    words = [str(x) if y == x + 1 else f"{x}-{y - 1}" for x, y in zip(a, b)]
+    ends = np.cumsum(counts).tolist()
+    return [" ".join(words[e - c: e]) for c, e in zip(counts.tolist(), ends)]
 
 
 def iv_subset(a: np.ndarray, b: np.ndarray) -> bool:

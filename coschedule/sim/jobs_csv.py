@@ -22,7 +22,7 @@ from __future__ import annotations
 import csv
 import math
 import re
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -89,8 +89,9 @@ class JobRecords(Sequence[JobRecord]):
 
     __slots__ = ("_make", "_records", "_rows", "_text")
 
-    def __init__(self, make: Callable[[], list[JobRecord]], rows: Callable[[], list[list[Any]] | None] | None = None,
-                 text: Callable[[], tuple[str, int] | None] | None = None) -> None:
+    def __init__(self, make: Callable[[], list[JobRecord]],
+                 rows: Callable[[], tuple[Iterable[list[list[Any]]], int] | None] | None = None,
+                 text: Callable[[], tuple[Iterable[str], int] | None] | None = None) -> None:
         self._make = make
         self._rows = rows
         self._text = text
@@ -110,19 +111,24 @@ class JobRecords(Sequence[JobRecord]):
     def __iter__(self):  # type: ignore[no-untyped-def]
         return iter(self._get())
 
-    def rows(self) -> list[list[Any]]:
-        """The rows of :meth:`JobRecord.row`, in order."""
+    def rows(self) -> tuple[Iterable[list[list[Any]]], int]:
+        """The rows of :meth:`JobRecord.row`, in order, in chunks; and their number."""
         rows = None if self._rows is None else self._rows()
-        return [r.row() for r in self._get()] if rows is None else rows
+        if rows is None:
+            made = [r.row() for r in self._get()]
+            return [made], len(made)
+        return rows
 
-    def text(self) -> tuple[str, int] | None:
-        """The rows as :func:`write_jobs_csv` writes them and their number, or ``None`` (then
-        write :meth:`rows`)."""
+    def text(self) -> tuple[Iterable[str], int] | None:
+        """The rows as :func:`write_jobs_csv` writes them, in chunks, and their number, or
+        ``None`` (then write :meth:`rows`)."""
         return None if self._text is None else self._text()
 
 
 #: a character that makes csv quote a field (the delimiter, the quote, a line end)
 _QUOTED = re.compile(r'[,"\r\n]')
+#: rows made at once when a run's jobs.csv is written
+ROWS_AT_ONCE = 50_000
 #: Batsim's final state of an attempt, by outcome
 _STATE = {"completed": "COMPLETED_SUCCESSFULLY", "failed": "COMPLETED_KILLED",
           "interrupted": "COMPLETED_KILLED", "checkpointed": "COMPLETED_KILLED", "migrated": "COMPLETED_KILLED"}
@@ -152,9 +158,9 @@ def records_of(result: SimulationResult) -> JobRecords:
                 previous_end = float(a.end)
         return records
 
-    def columns() -> list[list[Any]] | None:
-        """The rows' varying values, column by column, from the attempt table; ``None`` (make the
-        records) when a row would not be valid."""
+    def arrays() -> list[Any] | None:
+        """The rows' varying values, column by column, as arrays from the attempt table (by job,
+        then attempt); ``None`` (make the records) when a row would not be valid."""
         t = AttemptTable.of(result.attempts)
         if not (t.clean.all() and np.all(t.outcome >= 0) and np.all((t.job >= 0) & (t.job < wl.n))):
             return None
@@ -171,31 +177,56 @@ def records_of(result: SimulationResult) -> JobRecords:
             requested = t.recovery[order] + np.asarray(result.walltime, dtype=np.float64)[J] - t.saved_before[order]
             execution, turnaround = end - start, end - submit
             stretch = np.where(execution > 0, turnaround / np.where(execution > 0, execution, 1.0), -1.0)
-        ids, nodes = wl.ids, wl.nodes.tolist()
-        jobs = [ids[j] if x == 0 else f"{ids[j]}#{x}" for j, x in zip(J.tolist(), [int(x) for x in k.tolist()])]
-        return [jobs, submit.tolist(), [nodes[j] for j in J.tolist()], requested.tolist(),
-                [OUTCOMES[o] for o in t.outcome[order].tolist()], start.tolist(), execution.tolist(), end.tolist(),
-                turnaround.tolist(), stretch.tolist(), format_many(t.iv, t.iv_off[:-1][order], t.iv_off[1:][order])]
+        return [J, k, submit, wl.nodes[J], requested, t.outcome[order], start, execution, end, turnaround, stretch,
+                t.iv_off[:-1][order], t.iv_off[1:][order], t.iv]
 
-    def rows() -> list[list[Any]] | None:
-        """The rows of :meth:`JobRecord.row`; ``None`` when a row would not be valid."""
-        c = columns()
-        return None if c is None else [
-            [job, name, "", sub, p, req, int(o == "completed"), _STATE[o], s, ex, e, s - sub, tu, st, alloc, -1.0, o]
-            for job, sub, p, req, o, s, ex, e, tu, st, alloc in zip(*c)]
+    def columns(a: list[Any], lo: int, hi: int) -> list[list[Any]]:
+        """Rows ``lo`` to ``hi`` of :func:`arrays`, column by column, as Python values."""
+        J, k, submit, p, requested, outcome, start, execution, end, turnaround, stretch, o0, o1, iv = a
+        ids = wl.ids
+        jobs = [ids[j] if x == 0 else f"{ids[j]}#{int(x)}" for j, x in zip(J[lo:hi].tolist(), k[lo:hi].tolist())]
+        return [jobs, submit[lo:hi].tolist(), p[lo:hi].tolist(), requested[lo:hi].tolist(),
+                [OUTCOMES[o] for o in outcome[lo:hi].tolist()], start[lo:hi].tolist(), execution[lo:hi].tolist(),
+                end[lo:hi].tolist(), turnaround[lo:hi].tolist(), stretch[lo:hi].tolist(),
+                format_many(iv, o0[lo:hi], o1[lo:hi])]
 
-    def text() -> tuple[str, int] | None:
+    def chunks(a: list[Any]) -> Iterator[list[list[Any]]]:
+        """:func:`columns` :data:`ROWS_AT_ONCE` rows at a time (a million attempts' rows as Python
+        values at once took gigabytes)."""
+        n = a[0].shape[0]
+        for lo in range(0, n, ROWS_AT_ONCE):
+            yield columns(a, lo, min(n, lo + ROWS_AT_ONCE))
+
+    def rows() -> tuple[Iterator[list[list[Any]]], int] | None:
+        """The rows of :meth:`JobRecord.row` in chunks, and their number; ``None`` when a row
+        would not be valid."""
+        a = arrays()
+        if a is None:
+            return None
+
+        def made() -> Iterator[list[list[Any]]]:
+            for c in chunks(a):
+                yield [[job, name, "", sub, p, req, int(o == "completed"), _STATE[o], s, ex, e, s - sub, tu, st, alloc,
+                        -1.0, o] for job, sub, p, req, o, s, ex, e, tu, st, alloc in zip(*c)]
+        return made(), int(a[0].shape[0])
+
+    def text() -> tuple[Iterator[str], int] | None:
         """The rows as :mod:`csv` writes them (``repr`` of the floats, ``\\r\\n`` after each), with
-        f-strings; ``None`` when a job id or the workload's name would be quoted, or a row would
-        not be valid."""
+        f-strings, in chunks, and their number; ``None`` when a job id or the workload's name would
+        be quoted, or a row would not be valid."""
         if _QUOTED.search(name) or any(_QUOTED.search(i) for i in wl.ids):
             return None
-        c = columns()
-        if c is None:
+        a = arrays()
+        if a is None:
             return None
         state = {o: f"{int(o == 'completed')},{_STATE[o]}" for o in _STATE}
-        return "".join([f"{job},{name},,{sub!r},{p},{req!r},{state[o]},{s!r},{ex!r},{e!r},{s - sub!r},{tu!r},{st!r},"
-                        f"{alloc},-1.0,{o}\r\n" for job, sub, p, req, o, s, ex, e, tu, st, alloc in zip(*c)]), len(c[0])
+
+        def made() -> Iterator[str]:
+            for c in chunks(a):
+                yield "".join([f"{job},{name},,{sub!r},{p},{req!r},{state[o]},{s!r},{ex!r},{e!r},{s - sub!r},{tu!r},"
+                               f"{st!r},{alloc},-1.0,{o}\r\n"
+                               for job, sub, p, req, o, s, ex, e, tu, st, alloc in zip(*c)])
+        return made(), int(a[0].shape[0])
 
     return JobRecords(make, rows, text)
 
@@ -210,11 +241,13 @@ def write_jobs_csv(records: Iterable[JobRecord], path: str | Path) -> int:
         if isinstance(records, JobRecords):
             text = records.text()
             if text is not None:
-                fh.write(text[0])
+                for part in text[0]:
+                    fh.write(part)
                 return text[1]
-            rows = records.rows()
-            writer.writerows(rows)
-            return len(rows)
+            rows, count = records.rows()
+            for part in rows:
+                writer.writerows(part)
+            return count
         for record in records:
             writer.writerow(record.row())
             count += 1

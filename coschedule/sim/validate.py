@@ -72,7 +72,7 @@ from ..errors import InvalidSchedule
 from .failures import FailureTrace
 from .intervals import intervals_of, iv_subset
 from .result import OUTCOMES, Attempt, AttemptTable, SimulationResult
-from .validate_nodes import busy_failures, check_nodes
+from .validate_nodes import check_nodes
 
 __all__ = ["RTOL", "validate_run"]
 
@@ -546,8 +546,7 @@ def validate_run(result: SimulationResult, *, failures: FailureTrace | None = No
         ordered = [result.attempts[r] for r in jobs.rows(j)]
         _check_sequence(result, j, ordered)
         _check_work(result, j, ordered)
-    sg = check_nodes(result, table)
-    _check_failures(result, table, jobs, busy_failures(result, sg))
+    _check_failures(result, table, jobs, check_nodes(result, table))
     _check_steals(result, table, jobs)
     if failures is not None:
         _check_trace(result, failures)

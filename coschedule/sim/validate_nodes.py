@@ -103,9 +103,29 @@ def _spread(counts: np.ndarray) -> np.ndarray:
     return np.arange(int(counts.sum())) - np.repeat(np.cumsum(counts) - counts, counts)
 
 
-def segments(result: SimulationResult, table: AttemptTable, *, failures: bool = False) -> Segments:
-    """The pairs of ``result``'s attempts (``table``) and holds, and with ``failures`` its
-    downtimes (module docstring)."""
+@dataclass(frozen=True)
+class _Items:
+    """The items of :class:`Segments` before they are cut into pairs: their intervals
+    (``iv[2 * off[k]: 2 * off[k + 1]]``), times, kinds, refs, ranks in the order (start, end,
+    position), and the windows' bounds."""
+
+    iv: np.ndarray
+    off: np.ndarray
+    start: np.ndarray
+    end: np.ndarray
+    kind: np.ndarray
+    ref: np.ndarray
+    rank: np.ndarray
+    windows: np.ndarray
+    base: int
+    stride: int
+
+    @property
+    def n_windows(self) -> int:
+        return self.windows.shape[0] + 1
+
+
+def _items(result: SimulationResult, table: AttemptTable, failures: bool) -> _Items:
     fr = result.failures if failures else ()
     m, f = len(table), len(fr)
     layers = [(k, x, iv) for k, x in enumerate(result.holds) for iv in _layers(x.nodes)]
@@ -116,6 +136,8 @@ def segments(result: SimulationResult, table: AttemptTable, *, failures: bool = 
     iv = np.concatenate([table.iv, *(x[2] for x in layers), f_iv])
     counts = np.concatenate([np.diff(table.iv_off), np.array([x[2].shape[0] for x in layers], dtype=np.int64),
                              np.full(f, 2, dtype=np.int64)]) // 2  # intervals per item
+    off = np.zeros(counts.shape[0] + 1, dtype=np.int64)
+    np.cumsum(counts, out=off[1:])
     start = np.concatenate([table.start, np.array([x[1].start for x in layers], dtype=np.float64),
                             np.array([x.time for x in fr], dtype=np.float64)])
     end = np.concatenate([table.end, np.array([x[1].end for x in layers], dtype=np.float64),
@@ -123,31 +145,55 @@ def segments(result: SimulationResult, table: AttemptTable, *, failures: bool = 
     kind = np.concatenate([np.zeros(m, np.int64), np.full(h, 2, np.int64), np.ones(f, np.int64)])
     ref = np.concatenate([np.arange(m), np.array([x[0] for x in layers], dtype=np.int64), np.arange(f)])
     position = np.concatenate([np.arange(m), m + ref[m: m + h], m + len(result.holds) + np.arange(f)])
-    n_items = start.shape[0]
-    # items in the order (start, end, position); their intervals in that order, once per window
-    rank = np.empty(n_items, dtype=np.int64)
-    rank[np.lexsort((position, end, start))] = np.arange(n_items)
+    rank = np.empty(start.shape[0], dtype=np.int64)
+    rank[np.lexsort((position, end, start))] = np.arange(start.shape[0])
     windows = np.sort(start[: m + h])[WINDOW::WINDOW]
-    first = np.searchsorted(windows, start, "right")
-    copies = np.maximum(np.searchsorted(windows, end, "right"), first) - first + 1
-    owner = np.repeat(np.arange(n_items), counts)
-    order = np.argsort(rank[owner], kind="stable")
-    owner, a, b = owner[order], iv[0::2][order], iv[1::2][order]
-    reps = copies[owner]
-    w = np.repeat(first[owner], reps) + _spread(reps)
-    base = int(min(0, a.min())) if a.size else 0
-    stride = int(max(result.workload.n_nodes, b.max() if b.size else 0)) - base + 1
-    a = np.repeat(a, reps) - base + w * stride
-    b = np.repeat(b, reps) - base + w * stride
+    base = int(min(0, iv[0::2].min())) if iv.size else 0
+    stride = int(max(result.workload.n_nodes, iv[1::2].max() if iv.size else 0)) - base + 1
+    return _Items(iv, off, start, end, kind, ref, rank, windows, base, stride)
+
+
+def _pairs(it: _Items, w0: int, w1: int) -> Segments:
+    """The :class:`Segments` of the windows ``w0 <= w < w1`` only: the items that overlap them,
+    each once per window of them it overlaps."""
+    first = np.searchsorted(it.windows, it.start, "right")
+    last = np.maximum(np.searchsorted(it.windows, it.end, "right"), first)
+    lo, hi = np.maximum(first, w0), np.minimum(last, w1 - 1)
+    sel = np.flatnonzero(lo <= hi)
+    sel = sel[np.argsort(it.rank[sel], kind="stable")]  # the items in the order (start, end, position)
+    counts = it.off[sel + 1] - it.off[sel]
+    owner = np.repeat(sel, counts)
+    k = np.repeat(it.off[sel], counts) + _spread(counts)  # their intervals, in that order
+    a, b = it.iv[2 * k], it.iv[2 * k + 1]
+    del k
+    reps = (hi - lo + 1)[owner]
+    w = np.repeat(lo[owner], reps) + _spread(reps)
+    a = np.repeat(a, reps) - it.base + w * it.stride
+    b = np.repeat(b, reps) - it.base + w * it.stride
+    del w
     owner = np.repeat(owner, reps)
     bounds = np.unique(np.concatenate([a, b]))
-    lo, hi = np.searchsorted(bounds, a), np.searchsorted(bounds, b)
-    c = hi - lo
-    seg = np.repeat(lo, c) + _spread(c)
+    lo_s, hi_s = np.searchsorted(bounds, a), np.searchsorted(bounds, b)
+    del a, b
+    c = hi_s - lo_s
+    seg = np.repeat(lo_s, c) + _spread(c)
     item = np.repeat(owner, c)
+    del owner, lo_s, hi_s, c
     by_seg = np.argsort(seg, kind="stable")
-    return Segments(bounds, start, end, _until(end), kind, ref.astype(np.int64), seg[by_seg], item[by_seg],
-                    windows, stride, base)
+    return Segments(bounds, it.start, it.end, _until(it.end), it.kind, it.ref.astype(np.int64), seg[by_seg],
+                    item[by_seg], it.windows, it.stride, it.base)
+
+
+def segments(result: SimulationResult, table: AttemptTable, *, failures: bool = False) -> Segments:
+    """The pairs of ``result``'s attempts (``table``) and holds, and with ``failures`` its
+    downtimes (module docstring), over the whole run."""
+    it = _items(result, table, failures)
+    return _pairs(it, 0, it.n_windows)
+
+
+#: windows whose pairs are built and checked at once: the memory of the checks is that of this
+#: many windows' pairs, not the run's (100,000 jobs with 190,000 failures: 1.4 GB at once)
+CHUNK = 32
 
 
 def _overlaps(sg: Segments) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -162,10 +208,10 @@ def _overlaps(sg: Segments) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return seg, item, np.flatnonzero((seg[1:] == seg[:-1]) & (sg.start[item[1:]] < sg.until[item[:-1]]))
 
 
-def _down_overlaps(result: SimulationResult, sg: Segments) -> bool:
-    """Whether a downtime overlaps an item or another downtime of its node, the items of each
-    segment not overlapping one another: per failed node and window, its downtimes between its
-    items there."""
+def _down_overlaps(result: SimulationResult, sg: Segments, w0: int = 0, w1: int | None = None) -> bool:
+    """Whether a downtime overlaps an item or another downtime of its node in the windows
+    ``w0 <= w < w1`` (those of ``sg``), the items of each segment not overlapping one another: per
+    failed node and window, its downtimes between its items there."""
     fr = result.failures
     if not fr:
         return False
@@ -177,6 +223,8 @@ def _down_overlaps(result: SimulationResult, sg: Segments) -> bool:
     first = np.searchsorted(sg.windows, t[down], "right")
     reps = np.searchsorted(sg.windows, up[down], "right") - first + 1
     down, w = np.repeat(down, reps), np.repeat(first, reps) + _spread(reps)
+    mine = (w >= w0) & (w < (sg.windows.shape[0] + 1 if w1 is None else w1))
+    down, w = down[mine], w[mine]
     order = np.lexsort((down, up[down], t[down], w, node[down]))  # by node, window, start, end, position
     down, w = down[order].tolist(), w[order].tolist()
     q = 0
@@ -209,14 +257,28 @@ def _down_overlaps(result: SimulationResult, sg: Segments) -> bool:
     return False
 
 
-def check_nodes(result: SimulationResult, table: AttemptTable) -> Segments:
+def check_nodes(result: SimulationResult, table: AttemptTable) -> list[int]:
     """Rule 4: consecutive items of a node (sorted by start) must not overlap; sorted by start,
-    that is enough. The earliest conflict is reported, on its lowest node. Returns the segments of
-    the attempts and holds (for :func:`busy_failures`)."""
-    sg = segments(result, table)
-    if not (_overlaps(sg)[2].size or _down_overlaps(result, sg)):
-        return sg
-    full = segments(result, table, failures=True)  # every failed node a segment of its own
+    that is enough. The earliest conflict is reported, on its lowest node. Checked :data:`CHUNK`
+    windows at a time; returns :func:`busy_failures` of every failure record."""
+    it = _items(result, table, False)
+    busy = [-1] * len(result.failures)
+    f_window = np.searchsorted(it.windows, np.array([f.time for f in result.failures], dtype=np.float64), "right")
+    for w0 in range(0, it.n_windows, CHUNK):
+        w1 = min(w0 + CHUNK, it.n_windows)
+        sg = _pairs(it, w0, w1)
+        if _overlaps(sg)[2].size or _down_overlaps(result, sg, w0, w1):
+            _conflict(result, table, w0, w1)
+        for k, b in zip(np.flatnonzero((w0 <= f_window) & (f_window < w1)).tolist(),
+                        busy_failures(result, sg, np.flatnonzero((w0 <= f_window) & (f_window < w1)))):
+            busy[k] = b
+    return busy
+
+
+def _conflict(result: SimulationResult, table: AttemptTable, w0: int, w1: int) -> None:
+    """Raise the earliest conflict of rule 4, known to be in windows ``w0 <= w < w1`` (the first
+    chunk where one is: every conflict is found in the window of its second item's start)."""
+    full = _pairs(_items(result, table, True), w0, w1)  # every failed node a segment of its own
     seg, item, bad = _overlaps(full)
     # the earliest conflict: the pair whose second starts first, found whole in the window of that
     # start (both run then); on its lowest node; there, the first
@@ -249,11 +311,13 @@ def check_nodes(result: SimulationResult, table: AttemptTable) -> Segments:
     raise InvalidSchedule(f"node {node}: {running} runs while {down}")
 
 
-def busy_failures(result: SimulationResult, sg: Segments) -> list[int]:
-    """Rule 5, first part: per failure record, the position of the attempt that runs on its node
-    across it without ending then (-1: none); ``sg`` the segments of :func:`check_nodes`."""
+def busy_failures(result: SimulationResult, sg: Segments, which: np.ndarray | None = None) -> list[int]:
+    """Rule 5, first part: per failure record (those at positions ``which``, in its window of
+    ``sg``), the position of the attempt that runs on its node across it without ending then
+    (-1: none)."""
     out = []
-    for f in result.failures:
+    fr = result.failures
+    for f in (fr if which is None else [fr[k] for k in which.tolist()]):
         here = sg.on(int(f.node), sg.window(f.time))
         on = here[sg.kind[here] == 0]  # the attempts on the node, by start
         t = f.time

@@ -95,3 +95,23 @@ def test_ids_that_csv_quotes(tmp_path):
         result = run_batch(w, "easy")
         same_file(result, tmp_path)
         assert job_records(result).text() is None
+
+
+@pytest.mark.parametrize("at_once", [1, 7])
+def test_rows_made_a_chunk_at_a_time_give_the_same_file(at_once, tmp_path, monkeypatch):
+    """A run's rows are made ROWS_AT_ONCE at a time (memory at a million attempts); cut in
+    chunks of 1 or 7 rows, the file is the same, through both the f-string and the csv paths."""
+    from coschedule.sim import jobs_csv
+
+    w = Workload(tuple(str(k) for k in range(20)), np.arange(20.0), np.tile([1, 2, 1, 3], 5), np.full(20, 30.0),
+                 np.full(20, 12.0), 4)
+    result = run_batch(w, "easy", node_mtbf=200.0, seed=3, checkpoint_cost=1.0)
+    whole = tmp_path / "whole.csv"
+    write_jobs_csv(job_records(result), whole)
+    monkeypatch.setattr(jobs_csv, "ROWS_AT_ONCE", at_once)
+    same_file(result, tmp_path)
+    assert (tmp_path / "new.csv").read_bytes() == whole.read_bytes()
+    quoted = run_batch(Workload(tuple(f"j,{k}" for k in range(20)), w.submit, w.nodes, w.walltime, w.length, 4),
+                       "easy")
+    assert job_records(quoted).text() is None  # the csv path, chunked too
+    same_file(quoted, tmp_path)

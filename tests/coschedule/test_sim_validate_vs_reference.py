@@ -163,14 +163,16 @@ def corruptions(draw: st.DrawFn, result: SimulationResult, trace: FailureTrace, 
     return result, None
 
 
-@given(runs(), st.data(), st.sampled_from([1, 2, 3, 5, validate_nodes.WINDOW]))
-def test_the_fast_validator_gives_the_references_verdicts(run, data, window):
-    default = validate_nodes.WINDOW
-    validate_nodes.WINDOW = window
+@given(runs(), st.data(), st.sampled_from([1, 2, 3, 5, validate_nodes.WINDOW]), st.sampled_from([1, 2, validate_nodes.CHUNK]))
+def test_the_fast_validator_gives_the_references_verdicts(run, data, window, chunk):
+    """With windows of a few items and chunks of one or two windows, a run's checks are cut in
+    many pieces: the verdicts stay the reference's."""
+    default = validate_nodes.WINDOW, validate_nodes.CHUNK
+    validate_nodes.WINDOW, validate_nodes.CHUNK = window, chunk
     try:
         check(run, data)
     finally:
-        validate_nodes.WINDOW = default
+        validate_nodes.WINDOW, validate_nodes.CHUNK = default
 
 
 def check(run: tuple[SimulationResult, FailureTrace], data: st.DataObject) -> None:
