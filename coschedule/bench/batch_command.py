@@ -25,7 +25,7 @@ from pathlib import Path
 from coschedule.bench.batch import KTH, LANL, MIRA_FAILURES
 from coschedule.bench.common import CommandRow, measure_command
 
-__all__ = ["COMMAND_CASES", "command_case"]
+__all__ = ["COMMAND_CASES", "SCALE_CASES", "SCALE_TARGET_MB", "command_case", "scale_bytes"]
 
 _MIRA_ARGS = ["--node-mtbf", repr(MIRA_FAILURES["node_mtbf"]), "--downtime", repr(MIRA_FAILURES["downtime"]),
               "--checkpoint-cost", repr(MIRA_FAILURES["checkpoint_cost"]), "--seed", str(MIRA_FAILURES["seed"])]
@@ -42,8 +42,41 @@ COMMAND_CASES: dict[str, tuple[str, str, list[str], tuple[str, float]]] = {
 }
 
 
+#: the scale cases (issue "memory bounded at a million jobs"): EASY on a workload of
+#: :func:`~coschedule.sim.synthetic.scale_workload` (seed 1, 1,024 nodes, load 0.8) written as SWF
+#: (not timed), the whole command; name -> (jobs, failure arguments). With failures, a node MTBF
+#: of 20,000 s, C = D = 1 min: about as many failures as jobs. Not in the default run: ``--cases
+#: scale`` runs the three
+SCALE_FAILURES = ["--node-mtbf", "20000", "--checkpoint-cost", "60", "--downtime", "60"]
+SCALE_CASES: dict[str, tuple[int, list[str]]] = {
+    "scale-300k-command": (300_000, []),
+    "scale-1m-command": (1_000_000, []),
+    "scale-1m-failures-command": (1_000_000, SCALE_FAILURES),
+}
+#: the scale cases' target: the whole command's peak resident memory, MB
+SCALE_TARGET_MB = 4096.0
+
+
+def scale_bytes(rows: list[CommandRow]) -> tuple[float | None, float | None]:
+    """Bytes of peak memory per job (the 1M and 300k cases without failures) and per failure (the
+    1M case with failures against the one without; its restarted attempts counted in), from the
+    scale rows measured; ``None`` for a figure whose two cases were not both measured."""
+    by = {r.case: r for r in rows}
+    small, big, failing = (by.get(c) for c in SCALE_CASES)
+    per_job = per_failure = None
+    if small is not None and big is not None:
+        per_job = (big.peak_rss_mb - small.peak_rss_mb) * 2**20 / (SCALE_CASES["scale-1m-command"][0]
+                                                                   - SCALE_CASES["scale-300k-command"][0])
+    if big is not None and failing is not None and (failing.counts or {}).get("failures"):
+        per_failure = (failing.peak_rss_mb - big.peak_rss_mb) * 2**20 / failing.counts["failures"]
+    return per_job, per_failure
+
+
 def command_case(name: str, repeat: int = 1) -> CommandRow:
-    """Run case ``name`` of :data:`COMMAND_CASES` ``repeat`` times, each in a fresh process."""
+    """Run case ``name`` of :data:`COMMAND_CASES` or :data:`SCALE_CASES` ``repeat`` times, each in a
+    fresh process."""
+    if name in SCALE_CASES:
+        return _scale_case(name, repeat)
     workload, policy, extra, target = COMMAND_CASES[name]
     with tempfile.TemporaryDirectory(prefix="coschedule-bench-command-") as tmp:
         if workload == "mira":
@@ -55,3 +88,16 @@ def command_case(name: str, repeat: int = 1) -> CommandRow:
         argv = ["batch", workload, "--policy", policy, *extra, "-o", str(Path(tmp) / "jobs.csv")]
         return measure_command(name, argv, "coschedule.heuristics.batch.run:run_batch", repeat=repeat,
                                target=target)
+
+
+def _scale_case(name: str, repeat: int) -> CommandRow:
+    from coschedule.sim.synthetic import scale_workload
+    from coschedule.sim.workload import write_swf
+
+    jobs, extra = SCALE_CASES[name]
+    with tempfile.TemporaryDirectory(prefix="coschedule-bench-scale-") as tmp:
+        swf = str(Path(tmp) / f"scale-{jobs}.swf")
+        write_swf(scale_workload(jobs, seed=1), swf)
+        argv = ["batch", swf, "--policy", "easy", *extra, "-o", str(Path(tmp) / "jobs.csv")]
+        return measure_command(name, argv, "coschedule.heuristics.batch.run:run_batch", repeat=repeat,
+                               target=("memory", SCALE_TARGET_MB))

@@ -47,16 +47,23 @@ module, name = sys.argv[2].split(":")
 mod = importlib.import_module(module)
 inner = getattr(mod, name)
 spent = [0.0]
+counts = {}
 def timed(*args, **kwargs):
     c = time.process_time()
     try:
-        return inner(*args, **kwargs)
+        out = inner(*args, **kwargs)
     finally:
         spent[0] += time.process_time() - c
+    for key in ("attempts", "failures"):
+        try:
+            counts[key] = len(getattr(out, key))
+        except TypeError:  # not a result with these
+            pass
+    return out
 setattr(mod, name, timed)
 from coschedule.cli import main
 code = main(json.loads(sys.argv[1]))
-print(json.dumps({"code": code, "sim_cpu_s": spent[0],
+print(json.dumps({"code": code, "sim_cpu_s": spent[0], "counts": counts,
                   "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0}))
 """
 
@@ -76,6 +83,8 @@ class CommandRow:
     peak_rss_mb: float
     target: tuple[str, float] | None = None
     kind: str = "command"
+    #: what the simulation returned, when it says: ``attempts``, ``failures``
+    counts: dict[str, int] | None = None
 
     @property
     def whole_over_sim(self) -> float | None:
@@ -87,6 +96,8 @@ class CommandRow:
             return None
         kind, value = self.target
         ratio = self.whole_over_sim
+        if kind == "memory":
+            return self.peak_rss_mb <= value
         return (ratio is not None and ratio <= value) if kind == "ratio" else self.whole_cpu_s <= value
 
     def to_dict(self) -> dict[str, Any]:
@@ -97,7 +108,7 @@ def measure_command(case: str, argv: Sequence[str], timed: str, *, repeat: int =
                     target: tuple[str, float] | None = None) -> CommandRow:
     """Run ``coschedule ARGV...`` ``repeat`` times, each in a fresh process, timing ``timed``
     (``module:function``, the simulation it calls) inside it. A command that fails raises."""
-    best: tuple[float, float, float] | None = None
+    best: tuple[float, float, float, dict[str, int]] | None = None
     wall = float("inf")
     for _ in range(repeat):
         out, cpu, w = run_child(["-c", COMMAND_CHILD, json.dumps(list(argv)), timed])
@@ -105,7 +116,8 @@ def measure_command(case: str, argv: Sequence[str], timed: str, *, repeat: int =
             raise RuntimeError(f"coschedule {' '.join(argv)}: exit {out['code']}")
         wall = min(wall, w)
         if best is None or cpu < best[0]:
-            best = (cpu, out["sim_cpu_s"], out["peak_rss_mb"])
+            best = (cpu, out["sim_cpu_s"], out["peak_rss_mb"], out.get("counts") or {})
     assert best is not None
     shown = " ".join(Path(a).name if a.startswith("/") else a for a in argv)
-    return CommandRow(case, f"coschedule {shown}", repeat, best[0], wall, best[1], best[2], target)
+    return CommandRow(case, f"coschedule {shown}", repeat, best[0], wall, best[1], best[2], target,
+                      counts=best[3] or None)

@@ -234,7 +234,7 @@ def _bench_campaign(args: argparse.Namespace, tty: bool) -> int:
 
 def _bench_batch(args: argparse.Namespace, tty: bool) -> int:
     from coschedule.bench.batch import BATCH_CASES, MIRA_COSTLIEST, bench_batch
-    from coschedule.bench.batch_command import COMMAND_CASES, command_case
+    from coschedule.bench.batch_command import COMMAND_CASES, SCALE_CASES, command_case
     from coschedule.bench.common import NOT_MEASURED
     from coschedule.errors import unknown_name
 
@@ -245,16 +245,18 @@ def _bench_batch(args: argparse.Namespace, tty: bool) -> int:
         cases = [*BATCH_CASES, *COMMAND_CASES]
     if args.cases:
         cases = [c.strip().lower() for c in args.cases.split(",") if c.strip()]
+        cases = [x for c in cases for x in (SCALE_CASES if c == "scale" else [c])]
+    commanded = {**COMMAND_CASES, **SCALE_CASES}
     for c in cases:
-        if c not in BATCH_CASES and c not in COMMAND_CASES:
-            raise unknown_name("batch benchmark case", c, [*BATCH_CASES, *COMMAND_CASES])
+        if c not in BATCH_CASES and c not in commanded:
+            raise unknown_name("batch benchmark case", c, [*BATCH_CASES, *COMMAND_CASES, "scale", *SCALE_CASES])
     repeat = args.repeat or 1
     ticker = _ticker(args, tty)
     try:
         bench = bench_batch([c for c in cases if c in BATCH_CASES], accasim=not args.no_accasim, repeat=repeat,
                             progress=ticker)
         commands = []
-        for c in (c for c in cases if c in COMMAND_CASES):
+        for c in (c for c in cases if c in commanded):
             ticker(f"{c} ...")
             commands.append(command_case(c, repeat))
     finally:
@@ -265,8 +267,9 @@ def _bench_batch(args: argparse.Namespace, tty: bool) -> int:
     print(f"batch simulator, each case in a fresh process (best of {repeat}), {bench.cores} cores; "
           "CPU seconds")
     width = max(len(r.case) for r in bench.runs) if bench.runs else 4
-    print(f"{'case':<{width}} {'jobs':>7} {'nodes':>6} {'policy':<12} {'sim CPU':>8} {'warm':>6} {'whole CPU':>9} "
-          f"{'whole wall':>10} {'peak RSS':>9} {'before':>7}  failures")
+    if bench.runs:
+        print(f"{'case':<{width}} {'jobs':>7} {'nodes':>6} {'policy':<12} {'sim CPU':>8} {'warm':>6} {'whole CPU':>9} "
+              f"{'whole wall':>10} {'peak RSS':>9} {'before':>7}  failures")
     for r in bench.runs:
         warm = "-" if r.sim_warm_cpu_s is None else f"{r.sim_warm_cpu_s:.2f}"
         print(f"{r.case:<{width}} {r.jobs:>7,} {r.n_nodes:>6,} {r.policy:<12} {r.sim_cpu_s:8.2f} {warm:>6} {r.whole_cpu_s:9.2f} "
@@ -422,7 +425,10 @@ def register(sub: Any) -> None:
         "Mira-like month with failures (Baseline, node stealing SFSJ and H321, each also through the "
         "reference event loop; their CPU against Baseline's kernel), LANL-CM5 and KTH-SP2 failure-free "
         "(EASY and conservative); the whole `coschedule batch ... -o jobs.csv` command (cases *-command: "
-        "validation and jobs.csv included) beside the simulation it runs, against its target; AccaSim "
+        "validation and jobs.csv included) beside the simulation it runs, against its target; with --cases "
+        "scale (not by default, several minutes), the whole command at 300,000 and 1,000,000 generated jobs "
+        "on 1,024 nodes, and at 1,000,000 with about as many failures: the peak memory against 4 GB, per job "
+        "and per failure; AccaSim "
         "1.1.3's EASY on KTH-SP2 when installed (pip install 'coschedule-hpc[accasim]'), its CPU against "
         "ours and its start times against our EASY's.\n"
         "  torus     the torus's partition finders on random occupancies (half the nodes, seed 0): free "
@@ -452,6 +458,7 @@ def register(sub: Any) -> None:
         "  coschedule bench campaign --spec fig5   # the full Fig. 5 (about 46 min)\n"
         "  coschedule bench batch                    # about 4 minutes with AccaSim\n"
         "  coschedule bench batch --cases kth-easy --no-accasim --json\n"
+        "  coschedule bench batch --cases scale --no-accasim   # memory at a million jobs\n"
         "  coschedule bench torus                    # about a minute\n"
         "  coschedule bench torus --cases sim-nasa   # one NASA simulation with Balancing, against 30 s\n"
         "  coschedule bench torus --cases free-64,mfp-bgl --repeat 10 --json\n"

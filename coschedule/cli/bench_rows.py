@@ -21,6 +21,21 @@ def _print_commands(commands: list, accasim_whole: float | None) -> None:
           "each in a fresh process; its own simulation timed inside it")
     for r in commands:
         _print_command(r, accasim_whole)
+    _print_scale(commands)
+
+
+def _print_scale(commands: list) -> None:
+    """The scale cases' memory per job and per failure (``coschedule.bench.batch_command``)."""
+    from coschedule.bench.batch_command import SCALE_CASES, scale_bytes
+
+    rows = [r for r in commands if r.case in SCALE_CASES]
+    if not rows:
+        return
+    per_job, per_failure = scale_bytes(rows)
+    print("  scale: peak memory per job " + ("not measured (needs scale-300k-command and scale-1m-command)"
+                                               if per_job is None else f"{per_job:,.0f} bytes")
+          + ", per failure " + ("not measured (needs scale-1m-command and scale-1m-failures-command)"
+                                if per_failure is None else f"{per_failure:,.0f} bytes (its restarted attempts included)"))
 
 
 def _print_command(r: Any, accasim_whole: float | None = None) -> None:
@@ -29,14 +44,17 @@ def _print_command(r: Any, accasim_whole: float | None = None) -> None:
         target = "none set"
     else:
         kind, value = r.target
-        target = (f"whole <= {value:g}x the simulation" if kind == "ratio" else f"whole <= {value:g} s CPU") + (
-            ": met" if r.met else ": NOT met")
+        said = {"ratio": f"whole <= {value:g}x the simulation", "cpu": f"whole <= {value:g} s CPU",
+                "memory": f"peak <= {value / 1024:g} GB"}[kind]
+        target = said + (": met" if r.met else ": NOT met")
     acc = ""
     if r.case.startswith("kth-") and accasim_whole is not None:
         acc = f"; AccaSim's whole process / this one: {accasim_whole / r.whole_cpu_s:.1f}x (target >= 15x)"
     ratio = "-" if r.whole_over_sim is None else f"{r.whole_over_sim:.2f}x"
     print(f"  {r.case:<25} whole CPU {r.whole_cpu_s:6.2f} s, wall {r.whole_wall_s:6.2f} s, simulation "
           f"{r.sim_cpu_s:6.2f} s, whole/simulation {ratio}, peak {r.peak_rss_mb:5.0f} MB; target: {target}{acc}")
+    if r.counts:
+        print("    " + ", ".join(f"{v:,} {k}" for k, v in r.counts.items()))
     print(f"    $ {r.command}")
 
 

@@ -189,3 +189,45 @@ def test_the_whole_command_beside_its_simulation(monkeypatch, capsys):
     for name, (workload, policy, _, (kind, value)) in bc.COMMAND_CASES.items():
         if name.startswith("mira"):
             assert workload == "mira" and kind == "ratio" and value == 1.5
+
+
+def test_scale_cases_report_memory_per_job_and_per_failure(monkeypatch, capsys):
+    """`bench batch --cases scale` at toy sizes: the three whole commands, their counts, the 4 GB
+    target, and the bytes per job and per failure from their peaks."""
+    import json
+
+    from coschedule.bench import batch_command as bc
+    from coschedule.cli import main
+
+    for name, jobs in (("scale-300k-command", 300), ("scale-1m-command", 1000), ("scale-1m-failures-command", 1000)):
+        monkeypatch.setitem(bc.SCALE_CASES, name, (jobs, bc.SCALE_CASES[name][1]))
+    assert main(["bench", "batch", "--cases", "scale", "--no-accasim"]) == 0
+    out = capsys.readouterr().out
+    for name in bc.SCALE_CASES:
+        line = next(x for x in out.splitlines() if x.strip().startswith(name))
+        assert "peak <= 4 GB: met" in line
+    assert "$ coschedule batch scale-1000.swf --policy easy --node-mtbf 20000 --checkpoint-cost 60 --downtime 60" in out
+    lines = out.splitlines()
+    counts = lines[next(k for k, x in enumerate(lines) if x.strip().startswith("scale-1m-failures-command")) + 1]
+    attempts, failures = (int(part.split()[0].replace(",", "")) for part in counts.split(", "))
+    assert counts.strip().endswith(" failures") and attempts > 1000
+    assert failures > 300  # about as many failures as jobs
+    assert "scale: peak memory per job " in out and " bytes, per failure " in out
+    assert main(["bench", "batch", "--cases", "scale-1m-command", "--no-accasim", "--json"]) == 0
+    (row,) = json.loads(capsys.readouterr().out)["batch"]["commands"]
+    assert row["target"] == ["memory", bc.SCALE_TARGET_MB] and row["met"] is True
+    assert row["counts"]["attempts"] >= 1000
+
+
+def test_scale_bytes_needs_both_cases():
+    from coschedule.bench.batch_command import scale_bytes
+    from coschedule.bench.common import CommandRow
+
+    def row(case, mb, failures=None):
+        return CommandRow(case, "x", 1, 1.0, 1.0, 1.0, mb, ("memory", 4096.0),
+                          counts=None if failures is None else {"failures": failures, "attempts": 1})
+
+    per_job, per_failure = scale_bytes([row("scale-300k-command", 100.0), row("scale-1m-command", 170.0),
+                                        row("scale-1m-failures-command", 270.0, 2**20)])
+    assert per_job == pytest.approx(70 * 2**20 / 700_000) and per_failure == pytest.approx(100.0)
+    assert scale_bytes([row("scale-1m-command", 170.0)]) == (None, None)
