@@ -105,6 +105,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         detail = str(e).replace("Unable to allocate", "cannot allocate") or "an allocation failed"
         print(f"{command}: error: not enough memory: {detail}; use smaller sizes", file=sys.stderr)
         return EXIT_USAGE
+    except ValueError as e:  # numpy's word for an array past its index range
+        if "Maximum allowed dimension exceeded" not in str(e) and "array is too big" not in str(e):
+            raise
+        print(f"{command}: error: not enough memory: an array past numpy's largest size; use smaller sizes",
+              file=sys.stderr)
+        return EXIT_USAGE
     except KeyboardInterrupt as e:  # Ctrl-C, or SIGTERM (signals.Terminated)
         return _interrupted(command, e)
     except RuntimeError as e:  # a Ctrl-C that Python wrapped (an import's __set_name__)

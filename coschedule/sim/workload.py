@@ -35,7 +35,10 @@ from ..errors import FormatError, InvalidInstance
 from ..io.files import read_utf8, write_text
 from ..units import MAX_TIME
 
-__all__ = ["Workload", "read_batsim", "workload_from_swf", "write_batsim", "write_swf"]
+#: the most nodes a workload's platform may have: the simulators keep arrays of its size (Mira has 49,152)
+MAX_NODES = 10_000_000
+
+__all__ = ["MAX_NODES", "Workload", "read_batsim", "workload_from_swf", "write_batsim", "write_swf"]
 
 
 @dataclass(frozen=True, eq=False)
@@ -62,6 +65,9 @@ class Workload:
             arrays[key] = a
         if isinstance(self.n_nodes, bool) or not isinstance(self.n_nodes, (int, np.integer)) or self.n_nodes < 1:
             raise InvalidInstance(f"workload: the platform's node count must be a positive integer, got {self.n_nodes!r}")
+        if self.n_nodes > MAX_NODES:
+            raise InvalidInstance(f"workload: a platform of {int(self.n_nodes):,} nodes, more than {MAX_NODES:,} (the "
+                                  "simulators keep arrays of the platform's size)")
         if len(set(self.ids)) != n:
             seen: set[str] = set()
             dup = next(i for i in self.ids if i in seen or seen.add(i))  # type: ignore[func-returns-value]

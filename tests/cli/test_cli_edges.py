@@ -15,7 +15,9 @@ CASES = [
     (["redistrib", "generate", "--n", "5", "--P", "16", "--seed", "-1"],
      "argument --seed: expected an integer >= 0, got -1"),
     (["batch", "batch/toy.json", "--policy", "easy", "--nodes", "1000000000000000000"],
-     "not enough memory: cannot allocate"),
+     "a platform of 1,000,000,000,000,000,000 nodes, more than 10,000,000"),
+    (["batch", "batch/toy.json", "--policy", "easy", "--nodes", "99999999999999999999"],
+     "a platform of 99,999,999,999,999,999,999 nodes, more than 10,000,000"),
     (["redistrib", "generate", "--n", "100000000000", "--P", "1000000000000"], "not enough memory: cannot allocate"),
     (["batch", "batch/toy.json", "--policy", "easy", "--node-mtbf", "1e-300"],
      "job J3 (6 nodes, 10 s) expects inf restarts per run at --node-mtbf 1e-300 s (the limit is 10000): the run "
@@ -187,3 +189,24 @@ def test_a_redistribution_downtime_past_the_horizon_is_refused(capsys):
     assert main(["redistrib", "synthetic-n20-p100", "--at-end", "greedy", "--at-failure", "iterated",
                  "--downtime", "1e18"]) == 2
     assert "downtime 1e+18 s is beyond 1e+15 s" in capsys.readouterr().err
+
+
+def test_an_array_past_numpys_largest_size_is_one_line(capsys, monkeypatch):
+    """numpy says "Maximum allowed dimension exceeded" (a ValueError, not a MemoryError) for an
+    array past its index range: one line, exit 2; any other ValueError is a bug, and surfaces."""
+    import coschedule.cli.batch as cb
+
+    def huge(*_args, **_kwargs):
+        raise ValueError("Maximum allowed dimension exceeded")
+
+    monkeypatch.setattr(cb, "_refuse_endless", huge)
+    assert main(["batch", "batch/toy.json", "--policy", "easy"]) == 2
+    err = capsys.readouterr().err
+    assert err == "coschedule batch: error: not enough memory: an array past numpy's largest size; use smaller sizes\n"
+
+    def bug(*_args, **_kwargs):
+        raise ValueError("a bug")
+
+    monkeypatch.setattr(cb, "_refuse_endless", bug)
+    with pytest.raises(ValueError, match="a bug"):
+        main(["batch", "batch/toy.json", "--policy", "easy"])
