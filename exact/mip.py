@@ -523,14 +523,14 @@ def _solve_cpsat(
     except TimeLimitReached as e:
         return _stopped("cpsat", t0, e.step)
     solver = cp_model.CpSolver()
-    # CP-SAT's portfolio gets its LP-based workers only from 8 workers up: with 2 (one per core
-    # of a small machine) the set-cover master at n = 8 takes seconds instead of milliseconds
+    # CP-SAT's LP-based workers come from 8 workers up: with 2, the set-cover master at n = 8 took seconds
     solver.parameters.num_workers = int(threads) if threads else max(8, os.cpu_count() or 1)
     solver.parameters.random_seed = 0
     if deadline.limited and CPSAT_PRESOLVE_PER_NONZERO * model.num_nonzeros > 0.25 * deadline.remaining():
         # CP-SAT's presolve ignores stop_search: 5 s past a 10 s limit on 1.6 million nonzeros
         solver.parameters.cp_model_presolve = False
-    code = cpsat_solve(solver, m, deadline, stop_reserve(deadline, model.num_nonzeros))
+    reserve = stop_reserve(deadline, model.num_nonzeros) if deadline.limited else 0.0
+    code = cpsat_solve(solver, m, deadline, reserve)
     has_sol = code in (cp_model.OPTIMAL, cp_model.FEASIBLE)
     x = np.array([solver.value(v) for v in xs], dtype=float) if has_sol else None
     at_big = x is not None and bool(
@@ -554,7 +554,7 @@ def _solve_cpsat(
         if status is not Status.INFEASIBLE and not at_big else None
     )
     extra: dict[str, Any] = {"status_name": solver.status_name(code), "branches": solver.num_branches}
-    if status is not Status.OPTIMAL and deadline.limited and deadline.remaining() <= 0.1:
+    if status is not Status.OPTIMAL and deadline.limited and deadline.remaining() <= reserve + 0.1:
         extra["time_limit_reached"] = "time limit reached while solving"
     return MipSolution(status, x, obj, bnd, "cpsat", time.perf_counter() - t0, extra)
 

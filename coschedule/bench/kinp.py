@@ -12,7 +12,8 @@ from coschedule.generators import synthetic_instance
 from coschedule.results import ExactResult, Status
 from coschedule.validate import validate_coschedule
 
-__all__ = ["KINP_SIZES", "MATCHING_SIZES", "KinpRow", "MatchingRow", "bench_kinp", "bench_matching"]
+__all__ = ["KINP_SIZES", "MATCHING_SIZES", "TIME_LIMIT_CASE", "KinpRow", "MatchingRow", "TimeLimitRow", "bench_kinp",
+           "bench_matching", "bench_time_limits"]
 
 
 #: default sizes: k -> list of n ("n" means k = n)
@@ -132,3 +133,80 @@ def bench_matching(
             progress(f"2-in-p matching n={n} ...")
         res = _checked(inst, 2, solve_matching(inst, backend=solver))
         yield MatchingRow(n, p, n, res.solver, res.time, res.status.value, res.objective)
+
+
+#: the time-limit case (issue "the edges", point 4): the paper's ILP (1.12) of the eq. (1.13)
+#: instance n = 40, P = 200, seed 1 (``coschedule generate synthetic --n 40 --P 200 --seed 1``)
+#: for k = 4 -- 320,000 binaries, 1.6 million nonzeros -- under ``--time-limit 10``; HiGHS's
+#: presolve once ran 47-97 s past it and CP-SAT's 5 s
+TIME_LIMIT_CASE = {"n": 40, "P": 200, "seed": 1, "k": 4, "limit": 10.0}
+
+#: the child of a time-limit row: import the solver's package (not counted, as solve_kinp does
+#: not count it), then run the ``coschedule solve`` command ``argv[1]`` (JSON list, with --json)
+#: through the CLI's entry point and print its wall time, status and reported time
+_TIME_LIMIT_CHILD = r"""
+import contextlib, io, json, sys, time
+from coschedule.exact.mip import preload
+preload(sys.argv[2])
+from coschedule.cli import main
+out = io.StringIO()
+t0 = time.perf_counter()
+with contextlib.redirect_stdout(out):
+    code = main(json.loads(sys.argv[1]))
+wall = time.perf_counter() - t0
+result = json.loads(out.getvalue())["result"] if code == 0 else {}
+print(json.dumps({"code": code, "wall": wall, "status": result.get("status"), "reported": result.get("time"),
+                  "reached": (result.get("info") or {}).get("time_limit_reached")}))
+"""
+
+
+@dataclass(frozen=True)
+class TimeLimitRow:
+    """One backend on :data:`TIME_LIMIT_CASE`: the whole ``coschedule solve`` command's wall time
+    (its solver's import aside) against the limit plus the margin the toolkit promises."""
+
+    solver: str
+    limit: float
+    margin: float
+    wall: float
+    status: str
+    reported: float | None
+    reached: str | None
+
+    @property
+    def met(self) -> bool:
+        return self.wall <= self.limit + self.margin
+
+    def to_dict(self) -> dict[str, object]:
+        return {**asdict(self), "met": self.met}
+
+
+def bench_time_limits(solvers: list[str] | None = None,
+                      progress: Callable[[str], None] | None = None) -> list[TimeLimitRow]:
+    """:data:`TIME_LIMIT_CASE` with each backend (default: those installed), each in a fresh
+    process."""
+    import json
+    import tempfile
+    from pathlib import Path
+
+    from coschedule.bench.common import run_child
+    from coschedule.exact.mip import available_backends
+    from coschedule.io import save_instance
+    from coschedule.timelimit import TIME_LIMIT_MARGIN
+
+    case = TIME_LIMIT_CASE
+    rows = []
+    with tempfile.TemporaryDirectory(prefix="coschedule-bench-limits-") as tmp:
+        path = str(Path(tmp) / "s40.json")
+        save_instance(synthetic_instance(case["n"], case["P"], seed=case["seed"]), path)
+        for solver in solvers or available_backends():
+            if progress:
+                progress(f"time limit, {solver} ...")
+            argv = ["solve", path, "--k", str(case["k"]), "--method", "ilp", "--solver", solver,
+                    "--time-limit", f"{case['limit']:g}", "--json"]
+            out, _, _ = run_child(["-c", _TIME_LIMIT_CHILD, json.dumps(argv), solver])
+            if out["code"] != 0:
+                raise RuntimeError(f"coschedule {' '.join(argv)}: exit {out['code']}")
+            rows.append(TimeLimitRow(solver, case["limit"], TIME_LIMIT_MARGIN, out["wall"], out["status"],
+                                     out["reported"], out["reached"]))
+    return rows

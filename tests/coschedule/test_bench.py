@@ -209,3 +209,24 @@ def test_sigterm_removes_the_temporary_database(tmp_path):
     assert proc.returncode == 143, err.decode()
     assert b"terminated (SIGTERM)" in err
     assert list(tmpdir.iterdir()) == []  # the temporary directory and its database are gone
+
+
+def test_time_limit_rows_run_the_command_and_judge_its_wall(monkeypatch, capsys):
+    """The time-limit case at a size that hits a 1 s limit quickly (n = 20, P = 100, k = 4, CBC):
+    the whole command's wall against limit + margin, its status not optimal, the limit said."""
+    from coschedule.bench import kinp
+    from coschedule.cli import main
+
+    monkeypatch.setitem(kinp.TIME_LIMIT_CASE, "n", 20)
+    monkeypatch.setitem(kinp.TIME_LIMIT_CASE, "P", 100)
+    monkeypatch.setitem(kinp.TIME_LIMIT_CASE, "limit", 1.0)
+    (row,) = kinp.bench_time_limits(["cbc"])
+    assert row.solver == "cbc" and row.limit == 1.0 and row.margin == 1.0
+    assert row.status in ("feasible", "unknown") and row.reached and "time limit reached" in row.reached
+    assert row.met == (row.wall <= 2.0) and abs(row.reported - row.wall) <= 0.5
+    monkeypatch.setattr(kinp, "bench_time_limits", lambda progress=None: [row])
+    monkeypatch.setattr(kinp, "MATCHING_SIZES", [20])
+    assert main(["bench", "kinp", "--n3", "4", "--nn", "4", "--no-ilp"]) == 0
+    out = capsys.readouterr().out
+    assert "time limits: the paper's ILP of `generate synthetic --n 20 --P 100 --seed 1` for k = 4" in out
+    assert f"cbc    wall {row.wall:6.2f} s (limit + 1 s: {'met' if row.met else 'NOT met'})" in out
