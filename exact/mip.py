@@ -554,7 +554,7 @@ def _solve_cpsat(
         if status is not Status.INFEASIBLE and not at_big else None
     )
     extra: dict[str, Any] = {"status_name": solver.status_name(code), "branches": solver.num_branches}
-    if status is not Status.OPTIMAL and deadline.limited and deadline.remaining() <= reserve + 0.1:
+    if code in (cp_model.FEASIBLE, cp_model.UNKNOWN) and deadline.limited and not at_big:  # only its limit stops it
         extra["time_limit_reached"] = "time limit reached while solving"
     return MipSolution(status, x, obj, bnd, "cpsat", time.perf_counter() - t0, extra)
 
