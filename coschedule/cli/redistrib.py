@@ -181,6 +181,24 @@ def _json(args: argparse.Namespace, result: Any, seed: int | None, expected: flo
 # ------------------------------------------------------------------------------ commands
 
 
+def _refuse_endless(args: argparse.Namespace, pack: Any, res: Any) -> None:
+    """A pack whose failures would not let it end is refused before it runs, as a batch run is
+    (:meth:`~coschedule.redistribution.model.PackModel.worst_expected_restarts`; drawn failures
+    only: a failure file ends)."""
+    from coschedule.redistribution.model import PackModel
+    from coschedule.sim.checkpointing import MAX_EXPECTED_RESTARTS
+
+    expected, i, k = PackModel(pack, res).worst_expected_restarts()
+    if expected > MAX_EXPECTED_RESTARTS:
+        from coschedule.units import format_duration
+
+        raise CoscheduleError(
+            f"{args.pack}: application {pack.names[i]} expects "
+            f"{expected:.3g} restarts of a checkpoint period even at its best processor count ({k}) at --node-mtbf "
+            f"{format_duration(res.node_mtbf)} (the limit is {MAX_EXPECTED_RESTARTS:g}): the run would not end; raise "
+            "--node-mtbf or lower --c")
+
+
 def cmd_redistrib(args: argparse.Namespace) -> int:
     from coschedule.heuristics.redistribution import run_pack
     from coschedule.redistribution.io import load_pack, write_timeline_csv
@@ -201,6 +219,8 @@ def cmd_redistrib(args: argparse.Namespace) -> int:
 
         failures = read_failures(input_path(args.failures), n_nodes=pack.p)
     drawn = failures is None and not args.fault_free
+    if drawn:
+        _refuse_endless(args, pack, res)
     seed = (0 if args.seed is None else args.seed) if drawn else None
     result = run_pack(pack, res, at_end=args.at_end, at_failure=args.at_failure, failures=failures, seed=seed,
                       fault_free=args.fault_free)

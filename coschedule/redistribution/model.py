@@ -408,7 +408,10 @@ class PackModel:
             tau = np.sqrt(2.0 * mu * C) + C
         tau = np.where(C > 0, tau, math.inf)
         if np.any(tau <= C):
-            raise InvalidInstance("the printed period (1.3) is shorter than the checkpoint: no work fits in a period")
+            if self.res.period_formula == "printed":
+                raise InvalidInstance("the printed period (1.3) is shorter than the checkpoint: no work fits in a period")
+            raise InvalidInstance(f"at a processor MTBF of {self.res.node_mtbf:.3g} s a checkpoint period holds its "
+                                  "checkpoint and no work: the run would not end; raise the MTBF")
         return float(tau) if np.ndim(tau) == 0 else tau
 
     def checkpoints(self, i: Any, k: Any, alpha: Any) -> Any:
@@ -458,6 +461,31 @@ class PackModel:
         out = np.where(j == k, 0.0,
                        self.res.start + rounds * (self.res.c * self.pack.memory[i] / (j * k) + self.res.beta))
         return float(out) if np.ndim(out) == 0 else out
+
+    def worst_expected_restarts(self) -> tuple[float, int, int]:
+        """How far the failures are from letting the pack end: for each application, the fewest
+        expected restarts of one segment over the processor counts it may get (even counts from
+        its minimum to ``p``, at most 64 of them on a geometric grid), and the largest of these
+        over the applications, with that application and its count. A segment is what must run
+        without a failure on any of its ``k`` processors: a period (its checkpoint included; the
+        whole fault-free time when shorter) and the recovery after it, restarted ``exp(k lambda
+        seg) - 1`` times on average. Past :data:`coschedule.sim.checkpointing.MAX_EXPECTED_RESTARTS`
+        the run does not end (``coschedule redistrib`` at a node MTBF of a day ran until stopped);
+        the command and the pack campaigns refuse it up front. ``(0, 0, 0)`` without failures."""
+        if self.res.rate == 0 or self.n == 0:
+            return 0.0, 0, 0
+        top = max(2, self.pack.p_even)
+        ks = np.unique(np.maximum(2, (np.geomspace(2, top, 64) // 2 * 2).astype(np.int64)))
+        i, k = np.arange(self.n)[:, None], ks[None, :]
+        C = np.asarray(self.checkpoint(i, k), dtype=float)
+        with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+            seg = np.minimum(np.asarray(self.period(i, k), dtype=float), self.fault_free(i, k, 1.0)) + C
+            restarts = np.expm1(self.res.rate * k * seg)
+        restarts = np.where((k >= np.asarray(self.pack.min_procs)[:, None]) & ~np.isnan(restarts), restarts, np.inf)
+        best = restarts.argmin(axis=1)
+        fewest = restarts[np.arange(self.n), best]
+        worst = int(np.argmax(fewest))
+        return float(fewest[worst]), worst, int(ks[best[worst]])
 
     def jmax(self) -> np.ndarray:
         """``j_max(i)`` of (1.8) for every application: the smallest even ``j`` (at least the

@@ -29,6 +29,11 @@ CASES = [
     (["batch", "batch/toy.json", "--policy", "easy", "--node-mtbf", "1e7", "--checkpoint-cost", "1e18"],
      "restarts per checkpoint period at --node-mtbf 1e+07 s (the limit is 10000): the run would not end; raise "
      "--node-mtbf or lower --checkpoint-cost"),
+    (["redistrib", "synthetic-n20-p100", "--at-end", "greedy", "--at-failure", "iterated", "--node-mtbf", "1d"],
+     "application T3 expects 8.05e+27 restarts of a checkpoint period even at its best processor count (46) at "
+     "--node-mtbf 1 d (the limit is 10000): the run would not end"),
+    (["redistrib", "synthetic-n20-p100", "--at-end", "greedy", "--at-failure", "iterated", "--node-mtbf", "1e-300"],
+     "at a processor MTBF of 1e-300 s a checkpoint period holds its checkpoint and no work"),
     (["simulate", "demo", "--dask", "notanaddress"], "cannot reach the Dask scheduler at notanaddress"),
     (["batch", "batch/toy.json", "--policy", "easy", "--plot", "run.xyz"],
      "argument --plot: run.xyz: .xyz is not a picture format"),

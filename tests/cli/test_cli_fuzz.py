@@ -153,7 +153,7 @@ def packs(draw: st.DrawFn) -> str:
 
 
 @settings(suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
-@given(text=packs(), heuristics=st.sampled_from([["--at-end", "greedy", "--at-failure", "iterated-greedy"],
+@given(text=packs(), heuristics=st.sampled_from([["--at-end", "greedy", "--at-failure", "iterated"],
                                                   ["--at-end", "none", "--at-failure", "none"]]))
 def test_packs(tmp_path: Path, text: str, heuristics: list[str]) -> None:
     folder = Path(tmp_path) / "pack"
@@ -175,7 +175,7 @@ _OPTIONS = {
                "--prune"]),
     "torus": (["torus", "simulate", str(TOY), "--policy", "fcfs", "--shape", "2x2x2"],
               ["--failure-count", "--downtime", "--seed", "--load-scale", "--shape", "--confidence"]),
-    "redistrib": (["redistrib", str(PACK), "--at-end", "greedy", "--at-failure", "iterated-greedy"],
+    "redistrib": (["redistrib", str(PACK), "--at-end", "greedy", "--at-failure", "iterated"],
                   ["--node-mtbf", "--downtime", "--seed", "--c"]),
 }
 
@@ -207,8 +207,8 @@ SUBPROCESS_CASES = [
     ["batch", "batch/toy.json", "--policy", "easy", "--seed", "-3", "-o", "jobs.csv"],
     ["torus", "simulate", "w.json", "--shape", "2x2x2", "--policy", "fcfs", "-o", "jobs.csv"],
     ["torus", "simulate", "batch/toy.json", "--shape", "100000x100000x100000", "--policy", "fcfs"],
-    ["redistrib", "pack.json", "--at-end", "greedy", "--at-failure", "iterated-greedy"],
-    ["redistrib", "synthetic-n20-p100", "--at-end", "greedy", "--at-failure", "iterated-greedy", "--downtime", "1e18"],
+    ["redistrib", "pack.json", "--at-end", "greedy", "--at-failure", "iterated"],
+    ["redistrib", "synthetic-n20-p100", "--at-end", "greedy", "--at-failure", "iterated", "--downtime", "1e18"],
     ["simulate", "demo", "--dask", "notanaddress"],
     ["batch", "batch/toy.json", "--policy", "fifo"],
 ]

@@ -11,14 +11,13 @@ import dataclasses
 import doctest
 import math
 
-import coschedule.heuristics.redistribution as heuristics_redistribution
 import numpy as np
 import pytest
 from coschedule_testing import seeds
 from hypothesis import given
 from hypothesis import strategies as st
 
-from coschedule.redistribution import model as redistribution
+import coschedule.heuristics.redistribution as heuristics_redistribution
 from coschedule.errors import InvalidInstance, UnknownName
 from coschedule.generators import random_instance, synthetic_instance
 from coschedule.model import MoldableInstance, MoldableTask
@@ -44,6 +43,7 @@ from coschedule.redistribution import (
     redistribution_cost,
     young_period,
 )
+from coschedule.redistribution import model as redistribution
 
 SCALAR_FORMULAS = {"eq1.6": expected_time, "simulation": expected_time_simulation}
 
@@ -589,3 +589,29 @@ def test_doctests(module):
     assert result.failed == 0
     if module is redistribution:
         assert result.attempted >= 5
+
+
+def test_worst_expected_restarts_against_a_loop():
+    """Against the definition, application by application and count by count: the fewest
+    expected restarts of a segment (period, or the whole fault-free time, plus the recovery) over
+    the grid of even counts, the largest over the applications."""
+    pack = MalleablePack.synthetic(6, 40, seed=3)
+    res = Resilience(node_mtbf=20 * 86400.0)
+    model = PackModel(pack, res)
+    expected, i, k = model.worst_expected_restarts()
+    ks = sorted({max(2, int(x) // 2 * 2) for x in np.geomspace(2, pack.p_even, 64)})
+    fewest = []
+    for a in range(pack.n):
+        best = math.inf
+        for kk in ks:
+            if kk < pack.min_procs[a]:
+                continue
+            C = float(model.checkpoint(a, kk))
+            seg = min(float(model.period(a, kk)), float(model.fault_free(a, kk, 1.0))) + C
+            best = min(best, math.expm1(kk * seg / res.node_mtbf))
+        fewest.append(best)
+    assert i == int(np.argmax(fewest)) and math.isclose(expected, max(fewest), rel_tol=1e-9)
+    assert k in ks and k >= pack.min_procs[i]
+    assert PackModel(pack, Resilience(node_mtbf=math.inf)).worst_expected_restarts() == (0.0, 0, 0)
+    # a tenth of the MTBF: far more restarts
+    assert PackModel(pack, Resilience(node_mtbf=2 * 86400.0)).worst_expected_restarts()[0] > 10 * expected
