@@ -217,16 +217,22 @@ def runs_to_intervals(off: np.ndarray, ids: np.ndarray) -> tuple[np.ndarray, np.
     # pieces of whole sets, about PIECE ids each
     cuts = np.unique(np.r_[0, np.searchsorted(off, off[0] + PIECE * np.arange(1, (off[-1] - off[0]) // PIECE + 1)),
                            m]) if m else np.zeros(1, dtype=np.int64)
-    counts, ivs, unsorted = [], [], []
+    counts, unsorted = [], []
+    # each id starts at most one interval: the intervals go straight into room for that many (the
+    # pages never written are never resident), not into pieces concatenated at the end (twice the
+    # intervals at once: a million attempts on scattered nodes, gigabytes)
+    out = np.empty(2 * int(off[-1] - off[0]) if m else 0, dtype=np.int64)
+    used = 0
     for k0, k1 in zip(cuts[:-1].tolist(), cuts[1:].tolist()):
         c, iv, u = _runs_piece(off[k0: k1 + 1], ids)
         counts.append(c)
-        ivs.append(iv)
+        out[used: used + iv.shape[0]] = iv
+        used += iv.shape[0]
         unsorted.append(u + k0)
     iv_off = np.zeros(m + 1, dtype=np.int64)
     if m:
         np.cumsum(np.concatenate(counts), out=iv_off[1:])
-    return (iv_off, np.concatenate(ivs) if ivs else _EMPTY.copy(),
+    return (iv_off, out[:used] if used else _EMPTY.copy(),
             np.concatenate(unsorted) if unsorted else _EMPTY.copy())
 
 

@@ -121,6 +121,26 @@ class HoldRecord:
     nodes: Sequence[int]
 
 
+#: attempts whose intervals :func:`_reorder` gathers at once
+REORDER_AT_ONCE = 1 << 16
+
+
+def _reorder(iv: np.ndarray, lo: np.ndarray, hi: np.ndarray, new_off: np.ndarray) -> np.ndarray:
+    """The slices ``iv[lo[x]:hi[x]]`` of every ``x`` one after the other (at ``new_off[x]:new_off[x
+    + 1]``), gathered :data:`REORDER_AT_ONCE` attempts at a time: index arrays for all at once
+    cost several times the array (a million jobs with a million failures: gigabytes at the
+    run's peak)."""
+    out = np.empty(int(new_off[-1]), dtype=iv.dtype)
+    for a in range(0, lo.shape[0], REORDER_AT_ONCE):
+        b = min(lo.shape[0], a + REORDER_AT_ONCE)
+        n = hi[a:b] - lo[a:b]
+        total = int(new_off[b] - new_off[a])
+        if total:
+            idx = np.repeat(lo[a:b] - (new_off[a:b] - new_off[a]), n) + np.arange(total)
+            out[new_off[a]: new_off[b]] = iv[idx]
+    return out
+
+
 class LazyAttempts(Sequence[Attempt]):
     """A tuple of :class:`Attempt` s made on first use: a compiled run (the kernel of
     :mod:`coschedule.heuristics.batch.kernel`) returns its attempts as arrays, and the
@@ -149,13 +169,18 @@ class LazyAttempts(Sequence[Attempt]):
         (:func:`~coschedule.sim.intervals.runs_to_intervals`, vectorised), shared by the table
         and the objects."""
         order = np.lexsort((index, job, start))
-        iv_off, iv, unsorted = runs_to_intervals(node_off, node_ids)
-        kept = {int(k): np.asarray(node_ids[node_off[k]: node_off[k + 1]], dtype=np.int64) for k in unsorted}
-        sizes = np.diff(np.asarray(node_off, dtype=np.int64))[order]
-        lo, hi = iv_off[:-1][order], iv_off[1:][order]
-        new_off = np.zeros(order.shape[0] + 1, dtype=np.int64)
-        np.cumsum(hi - lo, out=new_off[1:])
-        iv = iv[np.repeat(lo - new_off[:-1], hi - lo) + np.arange(int(new_off[-1]))] if iv.size else iv
+        # the ids in the attempts' order first (4 bytes an id), then their intervals (16 bytes an
+        # interval, as many as ids on scattered nodes): reordering the intervals instead held two
+        # copies of them at the run's peak
+        node_off = np.asarray(node_off, dtype=np.int64)
+        lo, hi = node_off[:-1][order], node_off[1:][order]
+        sizes = hi - lo
+        ids_off = np.zeros(order.shape[0] + 1, dtype=np.int64)
+        np.cumsum(sizes, out=ids_off[1:])
+        ids = _reorder(np.asarray(node_ids), lo, hi, ids_off)
+        new_off, iv, unsorted = runs_to_intervals(ids_off, ids)
+        kept = {int(x): np.asarray(ids[ids_off[x]: ids_off[x + 1]], dtype=np.int64) for x in unsorted}
+        del ids
         f = np.float64
         table = AttemptTable(
             np.asarray(job, dtype=np.int64)[order], np.asarray(index, dtype=np.int64)[order],
@@ -164,12 +189,11 @@ class LazyAttempts(Sequence[Attempt]):
             np.asarray(saved_before, dtype=f)[order], np.asarray(saved_after, dtype=f)[order],
             np.asarray(proactive, dtype=f)[order], new_off, iv, sizes, np.ones(order.shape[0], dtype=bool))
         iv.flags.writeable = False  # and so every attempt's view of it
-        origin = order.tolist()
 
         def make() -> tuple[Attempt, ...]:
             t, bounds, trusted = table, new_off.tolist(), NodeSet._trusted
             return tuple(
-                Attempt(j, k, s, e, trusted(iv[bounds[x]: bounds[x + 1]], kept.get(origin[x]), n), r, sb, sa,
+                Attempt(j, k, s, e, trusted(iv[bounds[x]: bounds[x + 1]], kept.get(x), n), r, sb, sa,
                         OUTCOMES[o], p)
                 for x, (j, k, o, s, e, r, sb, sa, p, n) in enumerate(zip(
                     t.job.tolist(), t.index.tolist(), t.outcome.tolist(), t.start.tolist(), t.end.tolist(),

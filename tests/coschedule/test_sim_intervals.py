@@ -76,3 +76,24 @@ def test_many_sets_at_once(sets, piece):
 @given(node_sets, node_sets)
 def test_subset(a, b):
     assert iv_subset(ids_to_intervals(a), ids_to_intervals(b)) == (set(a) <= set(b))
+
+
+@pytest.mark.parametrize("at_once", [1, 3])
+def test_a_compiled_runs_attempts_are_the_same_gathered_a_few_at_a_time(at_once, monkeypatch):
+    """LazyAttempts.from_columns gathers the attempts' node ids REORDER_AT_ONCE attempts at a time
+    (memory at a million attempts): cut in pieces of 1 or 3, the table and every attempt's nodes
+    are those of one piece; node stealing's unsorted sets keep their order."""
+    from coschedule.batch import run_batch
+    from coschedule.sim import result as result_module
+    from coschedule.sim.synthetic import scale_workload
+
+    w = scale_workload(300, seed=4)
+    runs = {}
+    for size in (result_module.REORDER_AT_ONCE, at_once):
+        monkeypatch.setattr(result_module, "REORDER_AT_ONCE", size)
+        r = run_batch(w, "sfsj", node_mtbf=2e5, seed=1, downtime=60.0, checkpoint_cost=30.0)
+        runs[size] = (r.attempts.table if hasattr(r.attempts, "table") else None,
+                      [tuple(a.nodes) for a in r.attempts])
+    (t0, nodes0), (t1, nodes1) = runs.values()
+    assert nodes0 == nodes1 and len(nodes0) > 300
+    assert np.array_equal(t0.iv, t1.iv) and np.array_equal(t0.iv_off, t1.iv_off)
