@@ -30,7 +30,7 @@ def test_best_order_beats_every_rule_and_not_the_optimum(n, P, seed, m):
     assert best >= lower_bound(instance, scenario) * (1 - 1e-12)
     for rule in PRIORITIES:
         assert best <= r_list(instance, scenario, m=m, priority=rule, seed=seed).makespan * (1 + 1e-12)
-    opt = solve_rigid_opt(instance, scenario, threads=2)
+    opt = solve_rigid_opt(instance, scenario, threads=None)
     assert opt.status.value == "optimal"
     assert best >= opt.objective - opt.tolerance
 

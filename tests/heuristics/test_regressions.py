@@ -85,10 +85,10 @@ def test_every_heuristic_at_least_topt_and_shelf_optimum_orders(n, P, seed):
     instance = random_rigid(n, P, seed=seed, integral=True)
     rng = np.random.default_rng(seed)
     scenario = FailureScenario(tuple(int(x) for x in rng.integers(0, 3, size=n)))
-    opt = solve_rigid_opt(instance, scenario, threads=2)
+    opt = solve_rigid_opt(instance, scenario, threads=None)
     assert opt.status.value == "optimal"
     assert opt.objective >= lower_bound(instance, scenario) - opt.tolerance
-    shelf = solve_shelf_opt(instance, scenario, threads=2)
+    shelf = solve_shelf_opt(instance, scenario, threads=None)
     assert shelf.status.value == "optimal"
     assert shelf.objective >= opt.objective - opt.tolerance - shelf.tolerance
     for name, fn in RIGID_HEURISTICS.items():
