@@ -56,7 +56,7 @@ def timed(*args, **kwargs):
         spent[0] += time.process_time() - c
     for key in ("attempts", "failures"):
         try:
-            counts[key] = len(getattr(out, key))
+            counts[key] = len(getattr(out, key, None))
         except TypeError:  # not a result with these
             pass
     return out
