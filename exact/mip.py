@@ -248,8 +248,8 @@ def _solve_highs(
         # HiGHS's own limit is not always looked at (root LP, presolve): it runs in highspy's
         # solver thread and is cancelled through its interrupt callbacks
         h.HandleUserInterrupt = True
-        h.startSolve()
-        try:
+        try:  # startSolve inside: a signal right after it must still stop the thread it started
+            h.startSolve()
             while not h.wait(0.02)[0]:
                 if not cancelled and deadline.remaining() <= reserve:
                     h.cancelSolve()
