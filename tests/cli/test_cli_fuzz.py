@@ -98,23 +98,28 @@ _VALUE = st.one_of(st.integers(-10, 10**19), st.floats(allow_nan=True, allow_inf
                    st.none(), st.booleans(), st.lists(st.integers(0, 3), max_size=2))
 
 
-@st.composite
-def batsim_workloads(draw: st.DrawFn) -> str:
-    """The toy workload with one change: a key removed or given an odd value, at the top, in a
-    job or in a profile; or its text cut short."""
-    data = json.loads(TOY.read_text())
-    where = draw(st.sampled_from(["top", "job", "profile", "text"]))
+def _mutated(draw: st.DrawFn, data: dict, places: dict[str, list[dict]]) -> str:
+    """``data`` as JSON with one change: its text cut short (place ``text``), or, in a dict drawn
+    from ``places[where]`` (``top``: ``data`` itself), a key removed or given an odd value."""
+    where = draw(st.sampled_from([*places, "text"]))
     if where == "text":
         text = json.dumps(data)
         return text[: draw(st.integers(0, len(text) - 1))]
-    target = data if where == "top" else (draw(st.sampled_from(data["jobs"])) if where == "job"
-                                          else draw(st.sampled_from(list(data["profiles"].values()))))
+    target = data if where == "top" else draw(st.sampled_from(places[where]))
     key = draw(st.sampled_from(sorted(target)))
     if draw(st.booleans()):
         del target[key]
     else:
         target[key] = draw(_VALUE)
     return json.dumps(data, allow_nan=True)
+
+
+@st.composite
+def batsim_workloads(draw: st.DrawFn) -> str:
+    """The toy workload with one change: a key removed or given an odd value, at the top, in a
+    job or in a profile; or its text cut short."""
+    data = json.loads(TOY.read_text())
+    return _mutated(draw, data, {"top": [], "job": data["jobs"], "profile": list(data["profiles"].values())})
 
 
 @settings(suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
@@ -139,17 +144,7 @@ def test_batsim_workloads(tmp_path: Path, text: str, policy: str) -> None:
 def packs(draw: st.DrawFn) -> str:
     data = json.loads(PACK.read_text())
     data["applications"] = data["applications"][:3]
-    where = draw(st.sampled_from(["top", "application", "text"]))
-    if where == "text":
-        text = json.dumps(data)
-        return text[: draw(st.integers(0, len(text) - 1))]
-    target = data if where == "top" else draw(st.sampled_from(data["applications"]))
-    key = draw(st.sampled_from(sorted(target)))
-    if draw(st.booleans()):
-        del target[key]
-    else:
-        target[key] = draw(_VALUE)
-    return json.dumps(data, allow_nan=True)
+    return _mutated(draw, data, {"top": [], "application": data["applications"]})
 
 
 @settings(suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
