@@ -15,7 +15,7 @@ from __future__ import annotations
 import math
 import re
 
-__all__ = ["MAX_TIME", "UNITS", "format_duration", "seconds"]
+__all__ = ["MAX_TIME", "UNITS", "format_duration", "format_seconds", "seconds"]
 
 #: the latest time, and the longest duration, the simulators take, in seconds (31.7 million
 #: years): past it a float no longer holds a second exactly, and a run would not end
@@ -72,3 +72,14 @@ def format_duration(value: float, digits: int = 3) -> str:
         if abs(value) >= size or unit == "s":
             return f"{value / size:.{digits}g} {unit}"
     raise AssertionError("unreachable")  # pragma: no cover
+
+
+def format_seconds(value: float) -> str:
+    """A duration in seconds as a person reads it, the exact seconds beside a larger unit:
+    ``300 s``, ``57.9 d (5,000,000 s)``.
+
+    >>> format_seconds(42), format_seconds(5e6)
+    ('42 s', '57.9 d (5,000,000 s)')
+    """
+    readable = format_duration(value)
+    return f"{value:,.10g} s" if readable.endswith(" s") else f"{readable} ({value:,.10g} s)"

@@ -16,6 +16,7 @@ import sys
 from typing import TYPE_CHECKING, Any
 
 from ..errors import CoscheduleError, InvalidInstance
+from ..units import format_seconds
 from .common import (
     Formatter,
     Ticker,
@@ -129,22 +130,14 @@ def _write_drawn_failures(result: SimulationResult, args: argparse.Namespace) ->
 # ------------------------------------------------------------------------------ outputs
 
 
-def _seconds(value: float) -> str:
-    """A duration as a person reads it: ``300 s``, ``57.9 d (5,000,000 s)``."""
-    from coschedule.units import format_duration
-
-    readable = format_duration(value)
-    return f"{value:,.10g} s" if readable.endswith(" s") else f"{readable} ({value:,.10g} s)"
-
-
 def _describe_failures(args: argparse.Namespace, result: SimulationResult) -> str:
     if args.failures is not None:
         how = f"from {args.failures}"
     elif args.node_mtbf is not None:
-        how = f"drawn with node MTBF {_seconds(args.node_mtbf)}, seed {args.seed}"
+        how = f"drawn with node MTBF {format_seconds(args.node_mtbf)}, seed {args.seed}"
     else:
         return "no failures"
-    return f"failures {how}, downtime {_seconds(result.downtime)}"
+    return f"failures {how}, downtime {format_seconds(result.downtime)}"
 
 
 def _describe_checkpointing(result: SimulationResult) -> str:
@@ -169,7 +162,7 @@ def _print_text(result: SimulationResult, args: argparse.Namespace, summary: Sum
         for k, jid in enumerate(w.ids):
             print(f"{jid:<{width}}  {w.nodes[k]:>5}  {w.submit[k]:>6g}  {result.first_start[k]:>5g}  "
                   f"{result.completion[k]:>5g}  {result.flow[k]:>5g}  {attempts[k]:>8}")
-    print(f"makespan {_seconds(float(result.completion.max()))}")
+    print(f"makespan {format_seconds(float(result.completion.max()))}")
     print(summary.table())
 
 
@@ -237,38 +230,16 @@ def _optimal_json(args: argparse.Namespace, res: Any, policy_value: float) -> di
 
 
 def _refuse_endless(args: argparse.Namespace, workload: Workload) -> None:
-    """A run that would not end is refused before it starts, as a batch campaign refuses it: some
-    job expects more than :data:`~coschedule.sim.checkpointing.MAX_EXPECTED_RESTARTS` restarts
-    of a segment at the node MTBF, or waits for more nodes up at once than the downtime leaves it
-    a chance of (:func:`~coschedule.sim.checkpointing.chance_up_at_once`); drawn failures only:
-    a failure file ends."""
-    from ..sim.checkpointing import (
-        MAX_EXPECTED_RESTARTS,
-        Checkpointing,
-        chance_up_at_once,
-        worst_expected_restarts,
-    )
+    """A run that would not end is refused before it starts, as a batch campaign refuses it
+    (:func:`~coschedule.sim.checkpointing.why_endless`); drawn failures only: a failure file ends."""
+    from ..sim.checkpointing import Checkpointing, why_endless
 
     if args.node_mtbf is None or args.failures is not None:
         return
     ck = Checkpointing(cost=float(args.checkpoint_cost or 0.0), recovery=args.recovery_cost, node_mtbf=args.node_mtbf)
-    expected, j = worst_expected_restarts(workload, ck, args.node_mtbf)
-    job = f"job {workload.ids[j]} ({int(workload.nodes[j])} nodes, {float(workload.length[j]):g} s)"
-    if expected > MAX_EXPECTED_RESTARTS:
-        segment = "checkpoint period" if ck.enabled else "run"
-        raise CoscheduleError(
-            f"{args.workload}: {job} expects {expected:.3g} restarts per {segment} at --node-mtbf "
-            f"{args.node_mtbf:g} s (the limit is {MAX_EXPECTED_RESTARTS:g}): the run would not end; raise --node-mtbf"
-            + (" or lower --checkpoint-cost" if ck.enabled else " or give --checkpoint-cost"))
-    j = int(workload.nodes.argmax()) if workload.n else 0
-    width = int(workload.nodes[j]) if workload.n else 0
-    chance = chance_up_at_once(workload.n_nodes, width, args.node_mtbf, float(args.downtime or 0.0))
-    if chance * MAX_EXPECTED_RESTARTS < 1:
-        raise CoscheduleError(
-            f"{args.workload}: job {workload.ids[j]} waits for {width:,} of the {workload.n_nodes:,} nodes up at "
-            f"once, a chance of {chance:.3g} with --downtime {_seconds(args.downtime)} after each failure at "
-            f"--node-mtbf {_seconds(args.node_mtbf)} (the limit is {1 / MAX_EXPECTED_RESTARTS:g}): the run would not end; lower "
-            "--downtime or raise --node-mtbf")
+    reason = why_endless(workload, ck, args.node_mtbf, float(args.downtime or 0.0))
+    if reason:
+        raise CoscheduleError(f"{args.workload}: {reason}")
 
 
 def _reservations(args: argparse.Namespace) -> dict[str, str]:

@@ -182,21 +182,14 @@ def _json(args: argparse.Namespace, result: Any, seed: int | None, expected: flo
 
 
 def _refuse_endless(args: argparse.Namespace, pack: Any, res: Any) -> None:
-    """A pack whose failures would not let it end is refused before it runs, as a batch run is
-    (:meth:`~coschedule.redistribution.model.PackModel.worst_expected_restarts`; drawn failures
+    """A pack whose failures would not let it end is refused before it runs, as a pack campaign
+    refuses it (:meth:`~coschedule.redistribution.model.PackModel.why_endless`; drawn failures
     only: a failure file ends)."""
     from coschedule.redistribution.model import PackModel
-    from coschedule.sim.checkpointing import MAX_EXPECTED_RESTARTS
 
-    expected, i, k = PackModel(pack, res).worst_expected_restarts()
-    if expected > MAX_EXPECTED_RESTARTS:
-        from coschedule.units import format_duration
-
-        raise CoscheduleError(
-            f"{args.pack}: application {pack.names[i]} expects "
-            f"{expected:.3g} restarts of a checkpoint period even at its best processor count ({k}) at --node-mtbf "
-            f"{format_duration(res.node_mtbf)} (the limit is {MAX_EXPECTED_RESTARTS:g}): the run would not end; raise "
-            "--node-mtbf or lower --c")
+    reason = PackModel(pack, res).why_endless()
+    if reason:
+        raise CoscheduleError(f"{args.pack}: {reason}")
 
 
 def cmd_redistrib(args: argparse.Namespace) -> int:

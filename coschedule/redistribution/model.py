@@ -487,6 +487,29 @@ class PackModel:
         worst = int(np.argmax(fewest))
         return float(fewest[worst]), worst, int(ks[best[worst]])
 
+    def why_endless(self, *, limit: float | None = None, options: bool = True) -> str | None:
+        """Why a run of the pack under drawn failures would not end, or ``None`` when it would:
+        some application expects more than ``limit`` restarts of a segment even at its best
+        processor count (:meth:`worst_expected_restarts`; the default limit is
+        :data:`coschedule.sim.checkpointing.MAX_EXPECTED_RESTARTS`), or no work fits in a period
+        (:meth:`period`). The one check of ``coschedule redistrib`` (``options``: the settings
+        named as its options) and of the pack campaigns."""
+        from coschedule.sim.checkpointing import MAX_EXPECTED_RESTARTS
+        from coschedule.units import format_duration
+
+        limit = MAX_EXPECTED_RESTARTS if limit is None else limit
+        try:
+            expected, i, k = self.worst_expected_restarts()
+        except InvalidInstance as e:
+            return str(e)
+        if expected <= limit:
+            return None
+        mtbf = (f"--node-mtbf {format_duration(self.res.node_mtbf)}" if options else
+                f"mtbf_years = {self.res.node_mtbf / YEAR:g}, c = {self.res.c:g}")
+        return (f"application {self.pack.names[i]} expects {expected:.3g} restarts of a checkpoint period even at "
+                f"its best processor count ({k}) at {mtbf} (the limit is {limit:g}): the run would not end; raise "
+                + ("--node-mtbf or lower --c" if options else "mtbf_years or lower c"))
+
     def jmax(self) -> np.ndarray:
         """``j_max(i)`` of (1.8) for every application: the smallest even ``j`` (at least the
         application's minimum) whose expected time ``t^R_{i,j}(1)`` no larger even ``k <= p``

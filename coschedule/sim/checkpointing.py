@@ -34,7 +34,8 @@ import numpy as np
 if TYPE_CHECKING:
     from .workload import Workload
 
-__all__ = ["MAX_EXPECTED_RESTARTS", "NO_CHECKPOINTING", "Checkpointing", "StopPoint", "chance_up_at_once", "worst_expected_restarts"]
+__all__ = ["MAX_EXPECTED_RESTARTS", "NO_CHECKPOINTING", "Checkpointing", "StopPoint", "chance_up_at_once", "why_endless",
+           "worst_expected_restarts"]
 
 
 @dataclass(frozen=True)
@@ -254,3 +255,44 @@ def chance_up_at_once(n_nodes: int, width: int, node_mtbf: float, downtime: floa
     logp = n_nodes * math.log(a) + np.concatenate(([0.0], np.cumsum(steps)))
     top = float(logp.max())
     return math.exp(top + math.log(float(np.exp(logp - top).sum()))) if math.isfinite(top) else 0.0
+
+
+def why_endless(workload: Workload, checkpointing: Checkpointing, node_mtbf: float, downtime: float, *,
+                limit: float = MAX_EXPECTED_RESTARTS, options: bool = True) -> str | None:
+    """Why a run of ``workload`` under drawn failures would not end, or ``None`` when it would:
+    some job expects more than ``limit`` restarts of a segment (:func:`worst_expected_restarts`),
+    or the widest job waits for more nodes up at once than ``downtime`` leaves a chance of
+    (:func:`chance_up_at_once`, past ``1 / limit``). The one check of ``coschedule batch``
+    (``options``: the settings named as its options, ``--node-mtbf 50 s``) and of the batch
+    campaigns (``node_mtbf = 50 s``, and their ``max_restarts``)."""
+    from coschedule.units import format_seconds
+
+    def setting(name: str, value: float) -> str:
+        return f"--{name.replace('_', '-')} {format_seconds(value)}" if options else f"{name} = {format_seconds(value)}"
+
+    def named(name: str) -> str:
+        return f"--{name.replace('_', '-')}" if options else name
+
+    def remedies(*ways: str) -> str:
+        ways = ways if options else (*ways, "raise max_restarts")
+        return ", ".join(ways[:-1]) + " or " + ways[-1]
+
+    bound = f"the limit is {limit:g}" if options else f"max_restarts = {limit:.3g}"
+    expected, j = worst_expected_restarts(workload, checkpointing, node_mtbf)
+    if expected > limit:
+        ck = checkpointing.enabled
+        job = f"job {workload.ids[j]} ({int(workload.nodes[j])} nodes, {float(workload.length[j]):g} s)"
+        return (f"{job} expects {expected:.3g} restarts per {'checkpoint period' if ck else 'run'} at "
+                f"{setting('node_mtbf', node_mtbf)} ({bound}): the run would not end; "
+                + remedies(f"raise {named('node_mtbf')}", f"{'lower' if ck else 'give'} {named('checkpoint_cost')}"))
+    if not workload.n:
+        return None
+    j = int(workload.nodes.argmax())
+    width = int(workload.nodes[j])
+    chance = chance_up_at_once(workload.n_nodes, width, node_mtbf, downtime)
+    if chance * limit < 1:
+        return (f"job {workload.ids[j]} waits for {width:,} of the {workload.n_nodes:,} nodes up at once, a chance "
+                f"of {chance:.3g} with {setting('downtime', downtime)} after each failure at "
+                f"{setting('node_mtbf', node_mtbf)} ({bound}): the run would not end; "
+                + remedies(f"lower {named('downtime')}", f"raise {named('node_mtbf')}"))
+    return None

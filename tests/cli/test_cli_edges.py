@@ -23,11 +23,11 @@ CASES = [
      "job J3 (6 nodes, 10 s) expects inf restarts per run at --node-mtbf 1e-300 s (the limit is 10000): the run "
      "would not end"),
     (["batch", "KTH-SP2-1996-2.1-cln", "--policy", "easy", "--node-mtbf", "100000"],
-     "job 10504 (64 nodes, 179220 s) expects 6.52e+49 restarts per run at --node-mtbf 100000 s"),
+     "job 10504 (64 nodes, 179220 s) expects 6.52e+49 restarts per run at --node-mtbf 1.16 d (100,000 s)"),
     (["batch", "KTH-SP2-1996-2.1-cln", "--policy", "easy", "--node-mtbf", "1e7", "--downtime", "1e13"],
      "job 2324 waits for 100 of the 100 nodes up at once, a chance of 0 with --downtime 3.17e+05 y (1e+13 s)"),
     (["batch", "batch/toy.json", "--policy", "easy", "--node-mtbf", "1e7", "--checkpoint-cost", "1e18"],
-     "restarts per checkpoint period at --node-mtbf 1e+07 s (the limit is 10000): the run would not end; raise "
+     "restarts per checkpoint period at --node-mtbf 116 d (10,000,000 s) (the limit is 10000): the run would not end; raise "
      "--node-mtbf or lower --checkpoint-cost"),
     (["redistrib", "synthetic-n20-p100", "--at-end", "greedy", "--at-failure", "iterated", "--node-mtbf", "1d"],
      "application T3 expects 8.05e+27 restarts of a checkpoint period even at its best processor count (46) at "

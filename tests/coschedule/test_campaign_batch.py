@@ -412,7 +412,7 @@ def test_rigid_spec_may_say_its_simulator():
         ({"release": "latest"}, "release must be one of resubmission, first, got 'latest'"),
         ({"reservations": "machines"}, "reservations must be one of count, nodes, got 'machines'"),
         ({"node_mtbf": (50.0,), "checkpoint_cost": (0.0,)}, r"expects .* restarts per run at node_mtbf = 50 s"),
-        ({"downtime": (1e13,)}, r"waits for \d+ of the 100 nodes up at once, a chance of .* with downtime = 1e\+13 s"),
+        ({"downtime": (1e13,)}, r"waits for \d+ of the 100 nodes up at once, a chance of .* with downtime = 3.17e\+05 y \(1e\+13 s\)"),
         ({"sources": (SwfWorkload(path="no-such.swf", name="x"),)}, "path = 'no-such.swf': no such trace"),
     ],
 )

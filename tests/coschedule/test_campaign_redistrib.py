@@ -337,3 +337,31 @@ def test_the_fault_free_run_without_redistribution_gives_a_second_normalisation(
     assert "vs_free" not in summarize_redistrib(r for r in rows if r["variant"] != "fault-free-none")[0].stats
     pytest.importorskip("matplotlib")
     assert len(redistrib_figure(rows).axes) == 2  # normalised by the faulty run, by the fault-free run
+
+
+@pytest.mark.parametrize("changes, message", [
+    ({"mtbf_years": [1, 1 / 365]}, r"n = 6, p = 40, run 0: application \w+ expects .* restarts of a checkpoint period "
+                                   r"even at its best processor count \(\d+\) at mtbf_years = 0.00273973, c = 1 \(the "
+                                   r"limit is 10000\): the run would not end; raise mtbf_years or lower c"),
+    ({"mtbf_years": [1e-300]}, "a checkpoint period holds its checkpoint and no work"),
+])
+def test_a_pack_that_would_not_end_is_refused_before_the_database(tmp_path, changes, message):
+    """The pack campaigns apply ``coschedule redistrib``'s check to every pack of the grid, before
+    the database is created (a run at a node MTBF of a day did not end)."""
+    db = tmp_path / "never.sqlite"
+    with pytest.raises(CampaignError, match=message):
+        run_campaign(tiny(**changes), str(db), workers=1)
+    assert not db.exists()
+
+
+def test_the_campaign_and_the_command_refuse_the_same_application():
+    from coschedule.redistribution.model import YEAR, PackModel
+
+    spec = tiny(mtbf_years=[1 / 365])
+    cell = next(spec.cells())
+    model = PackModel(cell.pack(), cell.resilience())
+    command, campaign = model.why_endless(), model.why_endless(options=False)
+    assert command.split(" at ")[0] == campaign.split(" at ")[0]  # the application, its restarts and count
+    assert "--node-mtbf 1 d" in command and "raise --node-mtbf or lower --c" in command
+    assert cell.resilience().node_mtbf == pytest.approx(YEAR / 365)
+    assert PackModel(cell.pack(), replace(cell.resilience(), node_mtbf=YEAR)).why_endless() is None

@@ -25,6 +25,7 @@ every existing cell's numbers unchanged.
 from __future__ import annotations
 
 import hashlib
+import itertools
 import json
 import math
 import time
@@ -355,39 +356,18 @@ class BatchSpec:
         """Everything that can go wrong before the first cell: the sources load, and no job of a
         failure setting expects more than ``max_restarts`` restarts per segment, nor waits for more
         nodes up at once than the downtime leaves a chance of."""
-        from coschedule.sim.checkpointing import (
-            Checkpointing,
-            chance_up_at_once,
-            worst_expected_restarts,
-        )
+        from coschedule.sim.checkpointing import Checkpointing, why_endless
 
         for src in self.sources:
             src.check()
         for ref in self.workloads():
             w = ref.workload
             for m in self._failing(w):
-                for C in self.checkpoint_cost:
-                    for R in self.recovery_cost:
-                        ck = Checkpointing(cost=C, recovery=R, node_mtbf=m)
-                        expected, j = worst_expected_restarts(w, ck, m)
-                        if expected > self.max_restarts:
-                            raise CampaignError(
-                                f"{ref.key}: job {w.ids[j]} ({int(w.nodes[j])} nodes, {float(w.length[j]):g} s) "
-                                f"expects {expected:.3g} restarts per {'checkpoint period' if C > 0 else 'run'} at "
-                                f"node_mtbf = {m:g} s, checkpoint_cost = {C:g} s (max_restarts = "
-                                f"{self.max_restarts:.3g}); change node_mtbf or checkpoint_cost, drop the job, "
-                                "or raise max_restarts"
-                            )
-                j = int(w.nodes.argmax()) if w.n else 0
-                width = int(w.nodes[j]) if w.n else 0
-                for D in self.downtime:
-                    chance = chance_up_at_once(w.n_nodes, width, m, D)
-                    if chance * self.max_restarts < 1:
-                        raise CampaignError(
-                            f"{ref.key}: job {w.ids[j]} waits for {width:,} of the {w.n_nodes:,} nodes up at once, "
-                            f"a chance of {chance:.3g} with downtime = {D:g} s after each failure at node_mtbf = "
-                            f"{m:g} s (max_restarts = {self.max_restarts:.3g}): its runs would not end; lower "
-                            "downtime or raise node_mtbf")
+                for C, R, D in itertools.product(self.checkpoint_cost, self.recovery_cost, self.downtime):
+                    reason = why_endless(w, Checkpointing(cost=C, recovery=R, node_mtbf=m), m, D,
+                                         limit=self.max_restarts, options=False)
+                    if reason:
+                        raise CampaignError(f"{ref.key}: {reason}")
 
     # ------------------------------------------------------------------------ the grid
 

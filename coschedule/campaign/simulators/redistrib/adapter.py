@@ -370,7 +370,24 @@ class RedistribSpec:
         )
 
     def check(self) -> None:
-        """Nothing can go wrong after :meth:`normalized` (no file to read)."""
+        """Everything that can go wrong before the first cell: no pack of the grid (a point's
+        packs are those of its ``n`` and runs) may have an application whose failures would not
+        let it end (:meth:`~coschedule.redistribution.model.PackModel.why_endless`, the check of
+        ``coschedule redistrib``)."""
+        from coschedule.redistribution.model import PackModel
+
+        first = self._in_order()[0]
+        packs: dict[int, MalleablePack] = {}  # run -> its pack, for the current n
+        for cell in self.cells():
+            if cell.variant != first:
+                continue  # one check per point and run: its variants share the pack and platform
+            if packs and next(iter(packs.values())).n != cell.n:
+                packs.clear()
+            if cell.run not in packs:
+                packs[cell.run] = cell.pack()
+            reason = PackModel(packs[cell.run], cell.resilience()).why_endless(options=False)
+            if reason:
+                raise CampaignError(f"n = {cell.n}, p = {cell.p}, run {cell.run}: {reason}")
 
     # ------------------------------------------------------------------------ the grid
 
@@ -396,11 +413,15 @@ class RedistribSpec:
         """Simulations per cell: one (its faulty baseline aside)."""
         return 1
 
+    def _in_order(self) -> list[str]:
+        """The variants in the order of a run's cells: ``faulty`` first when listed."""
+        return sorted(self.variants, key=lambda v: v != "faulty")
+
     def cells(self) -> Iterator[RedistribCell]:
         """The grid, lazily: point by point, run by run, every variant of a run together (the
         same pack and failure trace; ``faulty`` first when listed, so that its run is the
         baseline the others reuse)."""
-        order = sorted(self.variants, key=lambda v: v != "faulty")
+        order = self._in_order()
         for n, p, mtbf, c in self.points():
             for k in range(self.runs):
                 ps, fs = pack_seed(self.seed, n, k), failure_seed(self.seed, p, k)
