@@ -492,9 +492,13 @@ class PackModel:
         some application expects more than ``limit`` restarts of a segment even at its best
         processor count (:meth:`worst_expected_restarts`; the default limit is
         :data:`coschedule.sim.checkpointing.MAX_EXPECTED_RESTARTS`), or no work fits in a period
-        (:meth:`period`). The one check of ``coschedule redistrib`` (``options``: the settings
-        named as its options) and of the pack campaigns."""
+        (:meth:`period`), or the first failure trace is one that
+        :func:`~coschedule.sim.failures.poisson_failures` would not draw: ``run_pack`` draws one
+        twice as long as the longest expected time, which is at least the longest application's
+        fault-free time on the most processors it can have. The one check of ``coschedule
+        redistrib`` (``options``: the settings named as its options) and of the pack campaigns."""
         from coschedule.sim.checkpointing import MAX_EXPECTED_RESTARTS
+        from coschedule.sim.failures import too_long_to_draw
         from coschedule.units import format_duration
 
         limit = MAX_EXPECTED_RESTARTS if limit is None else limit
@@ -503,7 +507,12 @@ class PackModel:
         except InvalidInstance as e:
             return str(e)
         if expected <= limit:
-            return None
+            if self.res.rate == 0 or self.n == 0:
+                return None
+            fastest = (self.pack.table.min(axis=1) if self.pack.table is not None else
+                       self.pack.time(np.arange(self.n), max(1, self.pack.p)))
+            problem = too_long_to_draw(self.pack.p, self.res.node_mtbf, 2.0 * float(np.max(fastest)))
+            return None if problem is None else f"{problem}: the run would not end"
         mtbf = (f"--node-mtbf {format_duration(self.res.node_mtbf)}" if options else
                 f"mtbf_years = {self.res.node_mtbf / YEAR:g}, c = {self.res.c:g}")
         return (f"application {self.pack.names[i]} expects {expected:.3g} restarts of a checkpoint period even at "

@@ -34,7 +34,7 @@ import numpy as np
 if TYPE_CHECKING:
     from .workload import Workload
 
-__all__ = ["MAX_EXPECTED_RESTARTS", "NO_CHECKPOINTING", "Checkpointing", "StopPoint", "chance_up_at_once", "why_endless",
+__all__ = ["MAX_EXPECTED_RESTARTS", "NO_CHECKPOINTING", "Checkpointing", "StopPoint", "chance_up_at_once", "failure_horizon", "why_endless",
            "worst_expected_restarts"]
 
 
@@ -257,6 +257,18 @@ def chance_up_at_once(n_nodes: int, width: int, node_mtbf: float, downtime: floa
     return math.exp(top + math.log(float(np.exp(logp - top).sum()))) if math.isfinite(top) else 0.0
 
 
+def failure_horizon(workload: Workload, checkpointing: Checkpointing) -> float:
+    """How long a drawn failure trace first lasts: the last submission plus twice the time the
+    whole work would take on the full platform, plus twice the longest wall time (a run that
+    outlives it is run again on a trace twice as long, which extends the first)."""
+    work = float((workload.length * workload.nodes).sum()) / workload.n_nodes
+    longest = float(workload.walltime.max()) if workload.n else 0.0
+    scale = 1.0
+    if checkpointing.enabled:
+        scale = 1.0 + checkpointing.cost / max(checkpointing.period(1), 1.0)
+    return float(workload.submit.max() if workload.n else 0.0) + 2.0 * scale * work + 2.0 * longest + 86400.0
+
+
 def why_endless(workload: Workload, checkpointing: Checkpointing, node_mtbf: float, downtime: float, *,
                 limit: float = MAX_EXPECTED_RESTARTS, options: bool = True) -> str | None:
     """Why a run of ``workload`` under drawn failures would not end, or ``None`` when it would:
@@ -264,8 +276,12 @@ def why_endless(workload: Workload, checkpointing: Checkpointing, node_mtbf: flo
     or the widest job waits for more nodes up at once than ``downtime`` leaves a chance of
     (:func:`chance_up_at_once`, past ``1 / limit``). The one check of ``coschedule batch``
     (``options``: the settings named as its options, ``--node-mtbf 50 s``) and of the batch
-    campaigns (``node_mtbf = 50 s``, and their ``max_restarts``)."""
+    campaigns (``node_mtbf = 50 s``, and their ``max_restarts``). Also refused: a first failure
+    trace (:func:`failure_horizon`) that :func:`~coschedule.sim.failures.poisson_failures` would
+    not draw (:func:`~coschedule.sim.failures.too_long_to_draw`)."""
     from coschedule.units import format_seconds
+
+    from .failures import MAX_HORIZON, too_long_to_draw
 
     def setting(name: str, value: float) -> str:
         return f"--{name.replace('_', '-')} {format_seconds(value)}" if options else f"{name} = {format_seconds(value)}"
@@ -275,7 +291,7 @@ def why_endless(workload: Workload, checkpointing: Checkpointing, node_mtbf: flo
 
     def remedies(*ways: str) -> str:
         ways = ways if options else (*ways, "raise max_restarts")
-        return ", ".join(ways[:-1]) + " or " + ways[-1]
+        return ", ".join(ways[:-1]) + " or " + ways[-1] if len(ways) > 1 else ways[0]
 
     bound = f"the limit is {limit:g}" if options else f"max_restarts = {limit:.3g}"
     expected, j = worst_expected_restarts(workload, checkpointing, node_mtbf)
@@ -287,6 +303,11 @@ def why_endless(workload: Workload, checkpointing: Checkpointing, node_mtbf: flo
                 + remedies(f"raise {named('node_mtbf')}", f"{'lower' if ck else 'give'} {named('checkpoint_cost')}"))
     if not workload.n:
         return None
+    horizon = failure_horizon(workload, checkpointing)
+    problem = too_long_to_draw(workload.n_nodes, node_mtbf, horizon)
+    if problem:
+        return f"{problem}: the run would not end; " + (
+            "shorten its jobs or give it more nodes" if horizon > MAX_HORIZON else f"raise {named('node_mtbf')}")
     j = int(workload.nodes.argmax())
     width = int(workload.nodes[j])
     chance = chance_up_at_once(workload.n_nodes, width, node_mtbf, downtime)

@@ -30,7 +30,8 @@ from ..errors import FormatError, InvalidInstance
 from ..io.files import read_utf8, write_text
 from ..rng import Seed, as_generator
 
-__all__ = ["FailureTrace", "poisson_failures", "read_failures", "uniform_failures", "write_failures"]
+__all__ = ["MAX_DRAWN_FAILURES", "MAX_HORIZON", "FailureTrace", "poisson_failures", "read_failures",
+           "too_long_to_draw", "uniform_failures", "write_failures"]
 
 HEADER = "time,node"
 
@@ -87,6 +88,31 @@ class FailureTrace:
 CHUNK = 86400.0
 
 
+#: the longest trace :func:`poisson_failures` draws: 1,000 years (365,000 days, about 11 s of
+#: drawing at 31 us a day); a run that needs more would not end in practice
+MAX_HORIZON = 1000 * 365 * 86400.0
+
+#: the most failures a drawn trace may expect (``horizon * n_nodes / node_mtbf``): ten million
+MAX_DRAWN_FAILURES = 1e7
+
+
+def too_long_to_draw(n_nodes: int, node_mtbf: float, horizon: float) -> str | None:
+    """Why :func:`poisson_failures` refuses this trace, or ``None``: a horizon past
+    :data:`MAX_HORIZON`, or more than :data:`MAX_DRAWN_FAILURES` failures expected on it. The
+    commands and campaigns call it up front with the horizon they would first draw."""
+    from coschedule.units import format_duration
+
+    if horizon > MAX_HORIZON:
+        return (f"its failure trace would span {format_duration(horizon)} ({horizon:.3g} s), more than the "
+                f"{MAX_HORIZON / (365 * 86400):,.0f} years a trace may span")
+    expected = horizon * n_nodes / node_mtbf
+    if expected > MAX_DRAWN_FAILURES:
+        return (f"its failure trace would hold {expected:.3g} failures ({n_nodes:,} nodes for "
+                f"{format_duration(horizon)} at a node MTBF of {format_duration(node_mtbf)}), more than the "
+                f"{MAX_DRAWN_FAILURES:.3g} a trace may hold")
+    return None
+
+
 def _root_seed(seed: Seed) -> int:
     """An integer root for the chunks' streams: the seed itself when it is an integer >= 0,
     else one draw of the generator (``None``: fresh entropy)."""
@@ -117,7 +143,9 @@ def poisson_failures(
     ``O(K log K)`` for ``K`` failures. The trace is drawn a day (:data:`CHUNK`) at a time, each
     day from its own stream of the seed, so the trace of a horizon is a prefix of the trace of
     any longer horizon with the same seed: a simulation that outlives its trace can be run again
-    on a longer one and sees the same failures up to the first horizon.
+    on a longer one and sees the same failures up to the first horizon. A trace longer than
+    :data:`MAX_HORIZON` or expecting more than :data:`MAX_DRAWN_FAILURES` failures is refused
+    (:func:`too_long_to_draw`).
     """
     if not (isinstance(node_mtbf, (int, float)) and node_mtbf > 0 and math.isfinite(node_mtbf)):
         raise InvalidInstance(f"node MTBF must be a positive number of seconds, got {node_mtbf!r}")
@@ -127,6 +155,9 @@ def poisson_failures(
         raise InvalidInstance(f"downtime must be a finite number of seconds >= 0, got {downtime!r}")
     if isinstance(n_nodes, bool) or not isinstance(n_nodes, (int, np.integer)) or n_nodes < 1:
         raise InvalidInstance(f"n_nodes must be a positive integer, got {n_nodes!r}")
+    problem = too_long_to_draw(int(n_nodes), node_mtbf, horizon)
+    if problem:
+        raise InvalidInstance(f"{problem}: the run would not end")
     root = _root_seed(seed)
     rate = n_nodes / node_mtbf
     parts_t, parts_n = [], []

@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 
 from coschedule.heuristics.batch.backfilling import default_reservations
-from coschedule.sim.checkpointing import Checkpointing
+from coschedule.sim.checkpointing import Checkpointing, failure_horizon
 from coschedule.sim.engine import Policy, Simulation
 from coschedule.sim.failures import FailureTrace, poisson_failures
 from coschedule.sim.result import SimulationResult
@@ -53,18 +53,6 @@ def make_policy(policy: str | Policy, **options: Any) -> Policy:
 
         return get_batch_policy(policy, **options)
     return policy
-
-
-def failure_horizon(workload: Workload, checkpointing: Checkpointing) -> float:
-    """How long a drawn failure trace first lasts: the last submission plus twice the time the
-    whole work would take on the full platform, plus twice the longest wall time (a run that
-    outlives it is run again on a trace twice as long, which extends the first)."""
-    work = float((workload.length * workload.nodes).sum()) / workload.n_nodes
-    longest = float(workload.walltime.max()) if workload.n else 0.0
-    scale = 1.0
-    if checkpointing.enabled:
-        scale = 1.0 + checkpointing.cost / max(checkpointing.period(1), 1.0)
-    return float(workload.submit.max() if workload.n else 0.0) + 2.0 * scale * work + 2.0 * longest + 86400.0
 
 
 def run_batch(

@@ -215,3 +215,34 @@ def test_an_array_past_numpys_largest_size_is_one_line(capsys, monkeypatch):
     monkeypatch.setattr(cb, "_refuse_endless", bug)
     with pytest.raises(ValueError, match="a bug"):
         main(["batch", "batch/toy.json", "--policy", "easy"])
+
+
+def test_a_failure_trace_that_would_not_end_is_refused(capsys, tmp_path, monkeypatch):
+    """A job of 1e13 s with checkpoints expects few restarts per period, but its failure trace,
+    drawn a day at a time, spans 290 million days (it ran until stopped); a pack whose application
+    needs 1e12 s at best likewise."""
+    import json
+
+    from coschedule.data import instances_dir
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "long.swf").write_text("; MaxProcs: 8\n1 0 -1 10000000000000 2 -1 -1 2 10000000000000 -1 1 1 1 1 -1 -1 "
+                                       "-1 -1\n")
+    pack = json.loads((instances_dir() / "redistribution" / "synthetic-n20-p100.json").read_text())
+    pack["applications"][0].update(seq=1e12, par=1e14)
+    (tmp_path / "long.json").write_text(json.dumps(pack))
+    for argv, message in [
+        (["batch", "long.swf", "--policy", "easy", "--node-mtbf", "1e9", "--checkpoint-cost", "60", "-o", "j.csv"],
+         "long.swf: its failure trace would span 7.93e+05 y (2.5e+13 s), more than the 1,000 years a trace may span: "
+         "the run would not end; shorten its jobs or give it more nodes"),
+        (["batch", "batch/toy.json", "--policy", "easy", "--node-mtbf", "0.01", "--checkpoint-cost", "1e-9",
+          "--recovery-cost", "0"],
+         "its failure trace would hold 6.92e+07 failures (8 nodes for 1 d at a node MTBF of 0.01 s), more than the "
+         "1e+07 a trace may hold: the run would not end; raise --node-mtbf"),
+        (["redistrib", "long.json", "--at-end", "greedy", "--at-failure", "iterated", "--seed", "1"],
+         "long.json: its failure trace would span 1.27e+05 y (4e+12 s), more than the 1,000 years"),
+    ]:
+        assert main(argv) == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and message in err, err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["long.json", "long.swf"]

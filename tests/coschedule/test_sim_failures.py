@@ -93,3 +93,18 @@ def test_a_longer_horizon_extends_the_trace():
     assert 0 < k < len(long)
     assert np.array_equal(long.times[:k], short.times) and np.array_equal(long.nodes[:k], short.nodes)
     assert long.times[k] >= 1.5e5
+
+
+def test_a_trace_that_would_not_end_is_refused_before_any_draw():
+    """Drawn a day at a time, 2.5e13 s is 290 million days: ``coschedule batch`` on a job of
+    1e13 s with checkpoints ran until stopped. The limits are on the span and the expected count."""
+    from coschedule.sim.failures import MAX_DRAWN_FAILURES, MAX_HORIZON, too_long_to_draw
+
+    with pytest.raises(InvalidInstance, match=r"would span 7.93e\+05 y \(2.5e\+13 s\), more than the 1,000 years"):
+        poisson_failures(8, node_mtbf=1e9, horizon=2.5e13, seed=1)
+    with pytest.raises(InvalidInstance, match=r"would hold 1e\+08 failures \(1,000 nodes .*more than the 1e\+07"):
+        poisson_failures(1000, node_mtbf=1.0, horizon=1e5, seed=1)
+    assert too_long_to_draw(8, 1e9, MAX_HORIZON) is None
+    assert too_long_to_draw(10, 1.0, MAX_DRAWN_FAILURES / 10) is None
+    assert too_long_to_draw(10, 1.0, MAX_DRAWN_FAILURES / 10 * (1 + 1e-9)) is not None
+    assert len(poisson_failures(10, node_mtbf=1e9, horizon=10 * 86400.0, seed=1)) < 10  # below the limits: drawn
