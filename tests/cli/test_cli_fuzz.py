@@ -41,6 +41,16 @@ def _run(argv: list[str], folder: Path) -> tuple[int, str]:
     return code, err.getvalue()
 
 
+def _empty(tmp_path: Path, name: str) -> Path:
+    """A folder of ``tmp_path`` emptied for one example (hypothesis reuses the function's
+    ``tmp_path`` across examples)."""
+    folder = Path(tmp_path) / name
+    folder.mkdir(exist_ok=True)
+    for p in folder.iterdir():
+        p.unlink()
+    return folder
+
+
 def _check(code: int, err: str, folder: Path, output: Path | None) -> None:
     assert "Traceback" not in err, err
     assert code in (0, 2), (code, err)
@@ -82,10 +92,7 @@ def swf_texts(draw: st.DrawFn) -> str:
 @given(text=swf_texts(), policy=st.sampled_from(["easy", "conservative", "sfsj"]),
        failures=st.sampled_from([[], ["--node-mtbf", "1e6"], ["--node-mtbf", "1e6", "--downtime", "60"]]))
 def test_swf_traces(tmp_path: Path, text: str, policy: str, failures: list[str]) -> None:
-    folder = Path(tmp_path) / "swf"
-    folder.mkdir(exist_ok=True)
-    for p in folder.iterdir():
-        p.unlink()
+    folder = _empty(tmp_path, "swf")
     trace, out = folder / "trace.swf", folder / "jobs.csv"
     trace.write_text(text, encoding="utf-8", errors="surrogateescape")
     code, err = _run(["batch", str(trace), "--policy", policy, *failures, "-o", str(out)], folder)
@@ -125,10 +132,7 @@ def batsim_workloads(draw: st.DrawFn) -> str:
 @settings(suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 @given(text=batsim_workloads(), policy=st.sampled_from(["easy", "conservative", "fcfs"]))
 def test_batsim_workloads(tmp_path: Path, text: str, policy: str) -> None:
-    folder = Path(tmp_path) / "batsim"
-    folder.mkdir(exist_ok=True)
-    for p in folder.iterdir():
-        p.unlink()
+    folder = _empty(tmp_path, "batsim")
     workload, out = folder / "w.json", folder / "jobs.csv"
     workload.write_text(text)
     code, err = _run(["batch", str(workload), "--policy", policy, "-o", str(out)], folder)
@@ -151,10 +155,7 @@ def packs(draw: st.DrawFn) -> str:
 @given(text=packs(), heuristics=st.sampled_from([["--at-end", "greedy", "--at-failure", "iterated"],
                                                   ["--at-end", "none", "--at-failure", "none"]]))
 def test_packs(tmp_path: Path, text: str, heuristics: list[str]) -> None:
-    folder = Path(tmp_path) / "pack"
-    folder.mkdir(exist_ok=True)
-    for p in folder.iterdir():
-        p.unlink()
+    folder = _empty(tmp_path, "pack")
     pack, out = folder / "pack.json", folder / "out.json"
     pack.write_text(text)
     code, err = _run(["redistrib", str(pack), *heuristics, "--seed", "1", "--plot", str(out.with_suffix(".png"))],
@@ -184,10 +185,7 @@ def test_option_values(tmp_path: Path, command: str, data: st.DataObject) -> Non
         argv += [option, data.draw(st.sampled_from(EDGE_NUMBERS))]
     if command == "batch" and "--downtime" in argv and "--node-mtbf" not in argv:
         argv += ["--node-mtbf", "1e6"]
-    folder = Path(tmp_path) / "options"
-    folder.mkdir(exist_ok=True)
-    for p in folder.iterdir():
-        p.unlink()
+    folder = _empty(tmp_path, "options")
     out = folder / "out.csv"
     code, err = _run([*argv, "-o", str(out)] if command != "redistrib" else argv, folder)
     _check(code, err, folder, out if command != "redistrib" else None)
