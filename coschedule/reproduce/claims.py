@@ -73,6 +73,10 @@ class Rule:
         raise NotImplementedError
 
 
+#: what a rule forgives of a float's rounding (0.38 is 0.020000000000000018 from 0.40)
+_EPS = 1e-9
+
+
 def _number(m: Measured) -> float:
     if m.value is None or not math.isfinite(m.value):
         raise ValueError(f"a numeric rule needs a finite value, got {m.value!r} ({m.text})")
@@ -95,9 +99,9 @@ class Near(Rule):
         scale = abs(self.paper) if self.relative else 1.0
         gap = max(0.0, abs(v - self.paper) - m.half) / scale
         unit = " (relative)" if self.relative else ""
-        if gap <= self.match:
+        if gap <= self.match + _EPS:
             return "match", f"within {self.match:g}{unit} of {self.paper:g}"
-        if gap <= self.close:
+        if gap <= self.close + _EPS:
             return "close", f"{gap:.3g}{unit} from {self.paper:g}, within {self.close:g} but not {self.match:g}"
         return "differs", f"{gap:.3g}{unit} from {self.paper:g}, more than {self.close:g}"
 
@@ -117,9 +121,9 @@ class AtLeast(Rule):
     def judge(self, m: Measured) -> tuple[str, str]:
         v = _number(m)
         short = self.bound - (v + m.half)
-        if short <= 0:
+        if short <= _EPS:
             return "match", f"at least {self.bound:g}"
-        if short <= self.close:
+        if short <= self.close + _EPS:
             return "close", f"{short:.3g} below {self.bound:g}, within {self.close:g}"
         return "differs", f"{short:.3g} below {self.bound:g}, more than {self.close:g}"
 
@@ -137,9 +141,9 @@ class AtMost(Rule):
     def judge(self, m: Measured) -> tuple[str, str]:
         v = _number(m)
         over = (v - m.half) - self.bound
-        if over <= 0:
+        if over <= _EPS:
             return "match", f"at most {self.bound:g}"
-        if over <= self.close:
+        if over <= self.close + _EPS:
             return "close", f"{over:.3g} above {self.bound:g}, within {self.close:g}"
         return "differs", f"{over:.3g} above {self.bound:g}, more than {self.close:g}"
 
