@@ -81,7 +81,7 @@ def test_lint_imports_catches_a_policy_imported_by_the_simulation_core(tmp_path)
         fh.write("\nfrom coschedule.campaign.simulators import torus  # noqa: E402,F401\n")
     out = _lint_imports(layout)
     assert out.returncode == 1, out.stdout
-    assert "layers: cli > bench" in out.stdout and "coschedule.sim.events -> coschedule.heuristics.batch.policies" in out.stdout
+    assert "layers: cli > reproduce, bench" in out.stdout and "coschedule.sim.events -> coschedule.heuristics.batch.policies" in out.stdout
     assert "the campaign engine never imports a simulator (the registry discovers them) BROKEN" in out.stdout
     # heuristics import the core: with the core importing a policy, the two import each other
     assert "no import cycle between siblings, at any depth BROKEN" in out.stdout and "- .sim -> .heuristics" in out.stdout

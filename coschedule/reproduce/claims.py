@@ -77,10 +77,11 @@ class Rule:
 _EPS = 1e-9
 
 
-def _number(m: Measured) -> float:
+def _number(m: Measured) -> tuple[float, float]:
+    """The value and the interval's half-width (0 when there is none: one run gives NaN)."""
     if m.value is None or not math.isfinite(m.value):
         raise ValueError(f"a numeric rule needs a finite value, got {m.value!r} ({m.text})")
-    return float(m.value)
+    return float(m.value), float(m.half) if math.isfinite(m.half) else 0.0
 
 
 @dataclass(frozen=True)
@@ -95,9 +96,9 @@ class Near(Rule):
     relative: bool = False
 
     def judge(self, m: Measured) -> tuple[str, str]:
-        v = _number(m)
+        v, half = _number(m)
         scale = abs(self.paper) if self.relative else 1.0
-        gap = max(0.0, abs(v - self.paper) - m.half) / scale
+        gap = max(0.0, abs(v - self.paper) - half) / scale
         unit = " (relative)" if self.relative else ""
         if gap <= self.match + _EPS:
             return "match", f"within {self.match:g}{unit} of {self.paper:g}"
@@ -119,8 +120,8 @@ class AtLeast(Rule):
     close: float
 
     def judge(self, m: Measured) -> tuple[str, str]:
-        v = _number(m)
-        short = self.bound - (v + m.half)
+        v, half = _number(m)
+        short = self.bound - (v + half)
         if short <= _EPS:
             return "match", f"at least {self.bound:g}"
         if short <= self.close + _EPS:
@@ -139,8 +140,8 @@ class AtMost(Rule):
     close: float
 
     def judge(self, m: Measured) -> tuple[str, str]:
-        v = _number(m)
-        over = (v - m.half) - self.bound
+        v, half = _number(m)
+        over = (v - half) - self.bound
         if over <= _EPS:
             return "match", f"at most {self.bound:g}"
         if over <= self.close + _EPS:

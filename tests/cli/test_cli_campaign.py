@@ -72,7 +72,8 @@ def test_simulate_then_report(capsys, tmp_path):
         (("--trace", "no-such.swf", "--heuristics", "r-list-0"),
          "--trace: path = 'no-such.swf': no such trace; looked for no-such.swf, "),
         (("no-such.toml",), "no-such.toml: no such file"),
-        (("no-such",), "no-such: no such file, nor a bundled campaign spec (bundled: demo, du2024-baseline-traces, du2024-baseline, du2024-stealing-count, du2024-stealing-sweep, du2024-stealing-synthetic, du2024-stealing-traces, du2024-stealing-variants-count, du2024-stealing-variants, du2024-stealing, fig4a"),
+        (("no-such",), "no-such: no such file, nor a bundled campaign spec (bundled: benoit2021-fig6-kept, "
+                       "benoit2021-fig7-8, demo, du2024-baseline-traces, du2024-baseline, du2024-stealing-count,"),
         (("fig5", "--traces-dir", "no-such-dir"), "--traces-dir no-such-dir: no such folder"),
     ],
 )

@@ -44,6 +44,10 @@ def test_bounds_and_statements():
     assert verdict == "not comparable" and "the Mira log" in reason and "a Mira-like month" in reason
     with pytest.raises(ValueError, match="finite value"):
         at_least.judge(Measured("x"))
+    nan = float("nan")  # one run: no interval, judged on the value alone
+    assert Near(0.75, match=0.05, close=0.1).judge(Measured("x", value=0.0, half=nan))[0] == "differs"
+    assert at_least.judge(Measured("x", value=0.41, half=nan))[0] == "match"
+    assert at_most.judge(Measured("x", value=4.0, half=nan))[0] == "match"
 
 
 def test_a_claim_that_cannot_be_computed_says_so():
