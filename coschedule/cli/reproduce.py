@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 from typing import Any
 
 from .common import Formatter, positive_int
@@ -62,6 +63,9 @@ def register(sub: Any) -> None:
     p.add_argument("--workers", type=positive_int, help="local worker processes (default: all cores)")
     p.add_argument("--dask", metavar="ADDRESS", help="run the cells on this Dask scheduler, e.g. tcp://host:8786")
     p.add_argument("--quiet", action="store_true", help="no progress lines")
+    p.add_argument("--update-docs", metavar="DOCS",
+                   help="for contributors, after a full run: keep its report as DOCS/reports/PAPER.json and "
+                   "regenerate the claims table of the paper's page in DOCS (a clone's docs folder)")
     p.set_defaults(func=cmd_reproduce, kernels=True)
 
 
@@ -89,6 +93,10 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
     from coschedule.reproduce.report import format_seconds_wall, summary_line
 
     paper = get_paper(args.paper)
+    if args.update_docs and args.quick:
+        raise CoscheduleError("--update-docs keeps a full run's report: leave out --quick")
+    if args.update_docs and not (Path(args.update_docs) / f"{paper.doc}.md").is_file():
+        raise CoscheduleError(f"--update-docs {args.update_docs}: no {paper.doc}.md there (give a clone's docs folder)")
     out = args.output or f"reproduce-{paper.key}{'-quick' if args.quick else ''}"
     try:
         done = reproduce(paper, out, quick=args.quick, workers=args.workers, dask=args.dask,
@@ -104,4 +112,9 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
         print(f"wrote {f}")
     print(f"wall time {format_seconds_wall(done.seconds)} ({done.computed:,} cells computed, {done.resumed:,} "
           f"reused)" + (f"; the full run takes {paper.full_wall} on 2 cores" if args.quick else ""))
+    if args.update_docs:
+        from coschedule.reproduce.docs import update_docs
+
+        for f in update_docs(paper.key, Path(out) / "report.json", Path(args.update_docs), paper.doc):
+            print(f"wrote {f}")
     return 0

@@ -67,10 +67,13 @@ def summary_line(done: Reproduction) -> str:
     return f"{total} claims: {parts}"
 
 
-def _quick_banner(done: Reproduction) -> str:
+def _quick_banner(done: Reproduction, code: str = "`{}`") -> str:
+    """What a quick run is, for the top and the end of its pages (``code``: how a command is
+    marked up: Markdown backticks, or HTML ``<code>`` around text already escaped)."""
+    command = code.format(f"coschedule reproduce {done.paper.key}")
     return (f"Quick run: {done.paper.quick_note}. Its numbers come from reduced grids, not the paper's; "
-            f"the full run (`coschedule reproduce {done.paper.key}`, {done.paper.full_wall} on 2 cores) gives "
-            "the verdicts the documentation states.")
+            f"the full run ({command}, {done.paper.full_wall} on 2 cores) gives the verdicts the documentation "
+            "states.")
 
 
 def _timing(done: Reproduction) -> str:
@@ -132,13 +135,20 @@ code { background: #f6f6f6; padding: 0 0.2em; }
 """
 
 
+def _html_banner(done: Reproduction) -> str:
+    """The quick run's banner in HTML: the text escaped, the command in ``<code>``."""
+    marker = "\x00{}\x01"
+    text = html.escape(_quick_banner(done, marker))
+    return text.replace("\x00", "<code>").replace("\x01", "</code>")
+
+
 def html_report(done: Reproduction) -> str:
     """The report as one self-contained HTML page (figures embedded as PNG data URIs)."""
     p = done.paper
     e = html.escape
     body = [f"<h1>{e(p.cite)} {e(p.section)}: {e(p.title)}</h1>"]
     if done.quick:
-        body.append(f'<p class="quick"><strong>{e(_quick_banner(done))}</strong></p>')
+        body.append(f'<p class="quick"><strong>{_html_banner(done)}</strong></p>')
     body.append(f'<p class="summary"><strong>{e(summary_line(done))}.</strong> {e(_timing(done))}</p>')
     body += ["<h2>Claims</h2>", "<table>", "<tr><th>claim</th><th>where</th><th>the paper</th><th>ours</th>"
              "<th>verdict</th><th>why</th><th>depends on</th><th>figure</th></tr>"]
@@ -161,7 +171,7 @@ def html_report(done: Reproduction) -> str:
     body.append(f"<p>Reproduced with <code>coschedule reproduce {e(p.key)}{' --quick' if done.quick else ''}"
                 f"</code>; the reproduction page: docs/{e(p.doc)}.md.</p>")
     if done.quick:
-        body.append(f'<p class="quick">{e(_quick_banner(done))}</p>')
+        body.append(f'<p class="quick">{_html_banner(done)}</p>')
     title = f"{p.cite} {p.section}: reproduction{' (quick run)' if done.quick else ''}"
     return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
             f"<title>{e(title)}</title><style>{_CSS}</style></head><body>\n" + "\n".join(body) + "\n</body></html>\n")

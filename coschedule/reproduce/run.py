@@ -52,7 +52,7 @@ def reproduce(paper: Paper, out: str | Path, *, quick: bool = False, workers: in
     databases: dict[str, Path] = {}
     computed = resumed = 0
     for k, campaign in enumerate(paper.campaigns, 1):
-        spec = campaign_spec(campaign, quick)
+        spec = campaign_spec(campaign, quick).normalized()
         db = folder / f"{spec.name}.sqlite"
         print(f"reproduce {paper.key}: campaign {k} of {len(paper.campaigns)}, {spec.name} "
               f"({spec.n_cells():,} cells) -> {db}", file=stream, flush=True)

@@ -346,5 +346,5 @@ PAPER = Paper(
     figures=FIGURES,
     claims=CLAIMS,
     full_wall="about 25 min",
-    quick_note="3 or 4 runs per point instead of 50 (10), and 1 to 3 points per figure",
+    quick_note="3 or 4 runs per point instead of 50, and 1 to 3 points per figure",
 )
