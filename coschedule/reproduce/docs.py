@@ -49,8 +49,8 @@ def claims_table(report: dict[str, Any]) -> str:
         lines.append("| " + " | ".join(_cell(x) for x in (
             c["key"], c["where"], f"{c['statement']} ({c['paper']})", c["ours"]["text"], f"**{c['verdict']}**",
             c["reason"])) + " |")
-    lines += ["", f"The run took {_wall(report['seconds'])} on 2 cores ({report['computed']:,} cells computed, "
-              f"{report['resumed']:,} reused from an earlier call)."]
+    lines += ["", f"Its campaigns took {_wall(report['campaign_seconds'])} of wall time on 2 cores "
+              f"({report['computed'] + report['resumed']:,} cells)."]
     return "\n".join(lines)
 
 

@@ -35,6 +35,8 @@ class Reproduction:
     seconds: float
     computed: int = 0
     resumed: int = 0
+    #: the campaigns' wall seconds over every call that ran them (a resumed run's whole time)
+    campaign_seconds: float = 0.0
     files: list[Path] = field(default_factory=list)
 
     def counts(self) -> dict[str, int]:
@@ -78,7 +80,8 @@ def _quick_banner(done: Reproduction, code: str = "`{}`") -> str:
 
 def _timing(done: Reproduction) -> str:
     return (f"Wall time of this call: {format_seconds_wall(done.seconds)} ({done.computed:,} cells computed, "
-            f"{done.resumed:,} found done in the databases).")
+            f"{done.resumed:,} found done in the databases); the campaigns took "
+            f"{format_seconds_wall(done.campaign_seconds)} in all, over every call that ran them.")
 
 
 def _ours(claim_outcome: Any) -> str:
@@ -183,6 +186,7 @@ def json_report(done: Reproduction) -> dict[str, Any]:
     return {
         "format": "coschedule/reproduction", "version": 1, "paper": p.key, "cite": p.cite, "quick": done.quick,
         "summary": summary_line(done), "counts": done.counts(), "seconds": round(done.seconds, 1),
+        "campaign_seconds": round(done.campaign_seconds, 1),
         "computed": done.computed, "resumed": done.resumed,
         "claims": [{"key": c.key, "where": c.where, "statement": c.statement, "paper": c.paper,
                     "ours": done.outcomes[c.key].measured.to_dict(), "verdict": done.outcomes[c.key].verdict,

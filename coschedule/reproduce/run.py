@@ -12,6 +12,7 @@ into ``DIR/NAME-quick.sqlite``; its report says on every page that it is the qui
 
 from __future__ import annotations
 
+import json
 import sys
 import time
 import tomllib
@@ -50,22 +51,50 @@ def reproduce(paper: Paper, out: str | Path, *, quick: bool = False, workers: in
     folder.mkdir(parents=True, exist_ok=True)
     start = time.perf_counter()
     databases: dict[str, Path] = {}
+    spec_names: list[str] = []
     computed = resumed = 0
+    timing = _Timing(folder / "campaign-seconds.json")
     for k, campaign in enumerate(paper.campaigns, 1):
         spec = campaign_spec(campaign, quick).normalized()
         db = folder / f"{spec.name}.sqlite"
+        spec_names.append(spec.name)
         print(f"reproduce {paper.key}: campaign {k} of {len(paper.campaigns)}, {spec.name} "
               f"({spec.n_cells():,} cells) -> {db}", file=stream, flush=True)
         summary = run_campaign(spec, str(db), workers=workers, dask=dask, progress=progress, progress_stream=stream)
         computed += summary.computed
         resumed += summary.skipped
+        timing.add(spec.name, summary.seconds)
         databases[campaign.name] = db
     results = Results(databases, quick=quick)
     figures = draw_figures(paper, results, folder / "figures", stream)
     outcomes = {c.key: c.evaluate(results) for c in paper.claims}
-    done = Reproduction(paper, quick, outcomes, figures, databases, time.perf_counter() - start, computed, resumed)
+    seconds = time.perf_counter() - start
+    done = Reproduction(paper, quick, outcomes, figures, databases, seconds, computed, resumed,
+                        campaign_seconds=timing.total(spec_names))
     done.files = write_reports(done, folder)
     return done
+
+
+class _Timing:
+    """The wall seconds each campaign has taken, summed over every call that ran it
+    (``DIR/campaign-seconds.json``, rewritten after each campaign): a resumed reproduction's
+    report gives the whole run's time, not only its last call's."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        try:
+            self.seconds: dict[str, float] = {str(k): float(v) for k, v in json.loads(path.read_text()).items()}
+        except (OSError, ValueError, AttributeError):
+            self.seconds = {}
+
+    def add(self, name: str, seconds: float) -> None:
+        from coschedule.io.files import write_text
+
+        self.seconds[name] = self.seconds.get(name, 0.0) + seconds
+        write_text(self.path, json.dumps(self.seconds, indent=1) + "\n")
+
+    def total(self, names: list[str]) -> float:
+        return sum(self.seconds.get(n, 0.0) for n in names)
 
 
 def draw_figures(paper: Paper, results: Results, folder: Path, stream: TextIO) -> dict[str, Path]:

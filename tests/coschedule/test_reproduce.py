@@ -159,10 +159,50 @@ def test_the_command_resumes_and_gives_the_same_verdicts(quick, capsys):
     paper, out, done = quick
     assert main(["reproduce", paper.key, "--quick", "--quiet", "--workers", "1", "-o", str(out)]) == 0
     printed = capsys.readouterr().out
-    assert f"{paper.cite} {paper.section} (quick run): {done.counts()['match']}" not in printed  # the summary first
     assert f"(quick run): {len(paper.claims)} claims: {done.counts()['match']} match" in printed
     assert f"wrote {out / 'report.html'}" in printed and f"0 cells computed, {done.computed + done.resumed:,} " \
         "reused" in printed and f"the full run takes {paper.full_wall}" in printed
     again = json.loads((out / "report.json").read_text())
     assert {c["key"]: (c["verdict"], c["ours"]["text"]) for c in again["claims"]} == \
         {k: (o.verdict, o.measured.text) for k, o in done.outcomes.items()}
+
+
+# ------------------------------------------------------------------ the pages embed the full runs
+
+def _report(key: str = "demo", quick: bool = False) -> dict:
+    return {"paper": key, "quick": quick, "summary": "2 claims: 1 match, 0 close, 1 differs, 0 not comparable",
+            "seconds": 3.0, "campaign_seconds": 125.0, "computed": 10, "resumed": 0,
+            "claims": [{"key": "a", "where": "§1", "statement": "x | y", "paper": "> 40 %", "verdict": "match",
+                        "reason": "at least 0.4", "ours": {"text": "42 %"}},
+                       {"key": "b", "where": "§2", "statement": "z", "paper": "holds", "verdict": "differs",
+                        "reason": "does not hold", "ours": {"text": "no"}}]}
+
+
+def test_embed_rewrites_only_its_block():
+    from coschedule.reproduce.docs import begin_marker, embed, end_marker
+
+    page = f"# Title\n\nprose before\n\n{begin_marker('demo')}\nstale\n{end_marker('demo')}\n\nprose after\n"
+    out = embed(page, "demo", _report())
+    assert out.startswith("# Title\n\nprose before\n\n") and out.endswith(f"{end_marker('demo')}\n\nprose after\n")
+    assert "stale" not in out and "| a | §1 | x \\| y (> 40 %) | 42 % | **match** | at least 0.4 |" in out
+    assert "Its campaigns took 2 min 05 s of wall time on 2 cores (10 cells)." in out and embed(out, "demo", _report()) == out
+    with pytest.raises(CoscheduleError, match="the page has 0 blocks of reproduce other"):
+        embed(page, "other", _report("other"))
+    with pytest.raises(CoscheduleError, match="a quick run's report"):
+        embed(page, "demo", _report(quick=True))
+
+
+def test_every_stored_full_run_is_the_registrys_and_its_page_shows_it():
+    """A page's claims table is the one its stored report gives, and the stored report has every
+    claim of the registry, in its order: the pages cannot drift from the code."""
+    from coschedule.data import docs_dir
+    from coschedule.reproduce.docs import begin_marker, embed
+
+    stored = sorted((docs_dir() / "reports").glob("*.json"))
+    assert stored, "no full run is stored in docs/reports"
+    for path in stored:
+        report = json.loads(path.read_text())
+        paper = get_paper(path.stem)
+        assert not report["quick"] and [c["key"] for c in report["claims"]] == [c.key for c in paper.claims], path
+        page = (docs_dir() / f"{paper.doc}.md").read_text()
+        assert begin_marker(paper.key) in page and embed(page, paper.key, report) == page, paper.doc
