@@ -57,9 +57,9 @@ PAPER = Paper(
     campaigns=(
         Campaign(FIG4A, {"scenarios": 50, "source": _synthetic(10)}),
         Campaign(FIG4B, {"scenarios": 50, "source": _synthetic(10)}),
-        Campaign(FIG5, {"scenarios": 20, "qbar": [0.0, 0.1, 0.3, 0.5, 0.7, 0.8], "source": _synthetic(10)}),
+        Campaign(FIG5, {"scenarios": 10, "qbar": [0.0, 0.1, 0.3, 0.5, 0.7, 0.8], "source": _synthetic(10)}),
         Campaign(KEPT, {"scenarios": 10, "qbar": [0.0, 0.3, 0.5], "source": _synthetic(6)}),
-        Campaign(FIG6, {"scenarios": 20, "source": _synthetic(10)}),
+        Campaign(FIG6, {"scenarios": 10, "source": _synthetic(10)}),
         Campaign(KEPT6, {"scenarios": 5, "P": [5000, 10000, 15000, 20000], "source": _synthetic(4)}),
         Campaign(KTH, {"scenarios": 20}),
         Campaign(LANL, {"scenarios": 20}),

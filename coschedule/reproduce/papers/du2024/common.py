@@ -39,7 +39,7 @@ NO_FINAL = "ceil(L / P) - 1 checkpoints: none at a job's very end (§6.1)"
 WHOLE_RUN = "utilization over the whole run (§6.3 names no window)"
 
 CAMPAIGNS = {c.name: c for c in (
-    Campaign(STEAL, {"seeds": 3}),
+    Campaign(STEAL, {"seeds": 2}),
     Campaign(SYNTH),
     Campaign(SWEEP, {"seeds": 1, "platform_mtbf": [3600, 7200, 36000], "downtime": [600, 86400],
                      "source": [{"kind": "synthetic", "generator": "mira-like", "name": JUNE,
