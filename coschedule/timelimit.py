@@ -86,12 +86,12 @@ class Deadline:
             raise TimeLimitReached(step)
 
 
-def stop_reserve(deadline: Deadline, nonzeros: int) -> float:
+def stop_reserve(deadline: Deadline, nonzeros: int, per_nonzero: float = 5e-7) -> float:
     """Seconds before ``deadline`` at which a MIP solver is asked to stop, so that it has
-    stopped and handed its answer over by then: 0.3 s and 5e-7 s a nonzero of the model (HiGHS
-    and CP-SAT each took about a second to stop on 1.6 million nonzeros), at most a quarter of
-    what is left."""
-    return min(0.25 * deadline.remaining(), 0.3 + 5e-7 * nonzeros)
+    stopped and handed its answer over by then: 0.3 s and ``per_nonzero`` s a nonzero of the
+    model (HiGHS took about a second to stop on 1.6 million nonzeros; CP-SAT's eight workers on
+    two cores up to two, hence its 1e-6), at most a quarter of what is left."""
+    return min(0.25 * deadline.remaining(), 0.3 + per_nonzero * nonzeros)
 
 
 def cpsat_solve(solver: Any, model: Any, deadline: Deadline, reserve: float = 0.0) -> Any:
