@@ -30,16 +30,9 @@ with --quick) as its cells complete: a second call computes only what is
 missing. Then the figures are drawn into DIR/figures/, every claim of the
 paper's experimental section is judged (match, close, differs, not
 comparable), and DIR/report.md, DIR/report.html (self-contained) and
-DIR/report.json are written.
-
-Full runs on 2 cores: {walls}.
+DIR/report.json are written. --list gives each paper's full-run time on
+2 cores.
 """
-
-
-def _walls() -> str:
-    from coschedule.reproduce.registry import get_paper, paper_keys
-
-    return "; ".join(f"{k} {get_paper(k).full_wall}" for k in paper_keys())
 
 
 def register(sub: Any) -> None:
@@ -51,7 +44,7 @@ def register(sub: Any) -> None:
         description="Run the campaigns of one paper's experimental section, draw its figures in the paper's "
         "layout and write a report of each claim: the paper's value, ours with its 95 %% interval, the verdict "
         "(match, close, differs, not comparable) and why.",
-        epilog=EPILOG.format(walls=_walls()),
+        epilog=EPILOG,
     )
     p.add_argument("paper", nargs="?", metavar="PAPER", help=f"the paper: {', '.join(paper_keys())}")
     p.add_argument("--list", action="store_true", help="list the papers (claims, campaigns, full-run time) and stop")

@@ -111,6 +111,15 @@ class Near(Rule):
         return f"match within {self.match:g}{unit} of {self.paper:g}, close within {self.close:g}"
 
 
+def _past(miss: float, bound: float, close: float, within: str, side: str) -> tuple[str, str]:
+    """The verdict of a bound missed by ``miss`` (<= 0: kept) on the ``side`` of ``bound``."""
+    if miss <= _EPS:
+        return "match", f"{within} {bound:g}"
+    if miss <= close + _EPS:
+        return "close", f"{miss:.3g} {side} {bound:g}, within {close:g}"
+    return "differs", f"{miss:.3g} {side} {bound:g}, more than {close:g}"
+
+
 @dataclass(frozen=True)
 class AtLeast(Rule):
     """"More than ``bound``": ``match`` when ours is at least ``bound`` (our interval counted in
@@ -121,12 +130,7 @@ class AtLeast(Rule):
 
     def judge(self, m: Measured) -> tuple[str, str]:
         v, half = _number(m)
-        short = self.bound - (v + half)
-        if short <= _EPS:
-            return "match", f"at least {self.bound:g}"
-        if short <= self.close + _EPS:
-            return "close", f"{short:.3g} below {self.bound:g}, within {self.close:g}"
-        return "differs", f"{short:.3g} below {self.bound:g}, more than {self.close:g}"
+        return _past(self.bound - (v + half), self.bound, self.close, "at least", "below")
 
     def describe(self) -> str:
         return f"match at or above {self.bound:g}, close within {self.close:g} below"
@@ -141,12 +145,7 @@ class AtMost(Rule):
 
     def judge(self, m: Measured) -> tuple[str, str]:
         v, half = _number(m)
-        over = (v - half) - self.bound
-        if over <= _EPS:
-            return "match", f"at most {self.bound:g}"
-        if over <= self.close + _EPS:
-            return "close", f"{over:.3g} above {self.bound:g}, within {self.close:g}"
-        return "differs", f"{over:.3g} above {self.bound:g}, more than {self.close:g}"
+        return _past((v - half) - self.bound, self.bound, self.close, "at most", "above")
 
     def describe(self) -> str:
         return f"match at or below {self.bound:g}, close within {self.close:g} above"
