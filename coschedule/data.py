@@ -16,6 +16,8 @@ Names
   (``kinp/figure-1-1``), or just its file name without ``.json`` when no other bundled file has
   that name (``figure-1-1``);
 * a trace: its file name (``KTH-SP2-1996-2.1-cln.swf.gz``), or that name without ``.swf.gz``;
+* an example policy (``instances/policies/``, docs/own-policy.md): its file name without ``.py``
+  (``easy_sjf``), or with it;
 * a documentation page: its file name without ``.md`` (``cli``).
 
 A name given on the command line is a bundled item only when it is not an existing file: a file
@@ -73,7 +75,7 @@ __all__ = [
 #: the environment variable naming a folder of SWF traces (step 3 of :func:`find_trace`)
 TRACES_ENV = "COSCHEDULE_TRACES"
 #: the kinds of bundled item, in the order :func:`list_bundled` returns them
-KINDS = ("instance", "spec", "trace", "doc")
+KINDS = ("instance", "spec", "trace", "policy", "doc")
 #: the JSON formats listed as bundled instances (the search results' schedules and summaries are not)
 _LISTED_FORMATS = {
     "coschedule/moldable-instance": "moldable instance",
@@ -173,6 +175,8 @@ def list_bundled(kind: str | None = None) -> list[Bundled]:
         for p in sorted(traces_dir().iterdir(), key=lambda p: p.name.lower()):
             if p.name.endswith(_TRACE_SUFFIXES):
                 items.append(Bundled("trace", p.name, p, (_strip_trace_suffix(p.name),)))
+    if kind in (None, "policy"):  # example policies of users' own (docs/own-policy.md)
+        items += [Bundled("policy", p.stem, p, (p.name,)) for p in sorted((instances_dir() / "policies").glob("*.py"))]
     if kind in (None, "doc"):
         items += [Bundled("doc", p.stem, p) for p in sorted(docs_dir().glob("*.md"), key=lambda p: p.stem)]
     return items
@@ -360,5 +364,13 @@ def _doc_summary(path: Path) -> str:
     return ""
 
 
+def _policy_summary(path: Path) -> str:
+    """The first line of the file's docstring."""
+    import ast
+
+    doc = ast.get_docstring(ast.parse(path.read_text(encoding="utf-8"))) or ""
+    return doc.strip().splitlines()[0] if doc.strip() else ""
+
+
 _SUMMARIES = {"instance": _instance_summary, "spec": _spec_summary, "trace": _trace_summary,
-              "doc": _doc_summary}
+              "policy": _policy_summary, "doc": _doc_summary}

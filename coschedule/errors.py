@@ -14,6 +14,7 @@ __all__ = [
     "CoscheduleError",
     "InvalidInstance",
     "InvalidSchedule",
+    "PolicyError",
     "FormatError",
     "SolverUnavailable",
     "UnknownName",
@@ -30,6 +31,11 @@ class InvalidInstance(CoscheduleError, ValueError):
 
 class InvalidSchedule(CoscheduleError, ValueError):
     """A schedule fails validation; the message says which constraint and where."""
+
+
+class PolicyError(CoscheduleError, RuntimeError):
+    """A policy broke a rule of the simulation engine (a start on a down or busy node, before the
+    job's submission, ...) or raised: the message names the policy, the time, the job and the rule."""
 
 
 class FormatError(CoscheduleError, ValueError):

@@ -24,6 +24,7 @@ _HEADINGS = {
     "instance": "instances and scenarios (coschedule solve NAME, coschedule run HEURISTIC NAME, --scenario NAME)",
     "spec": "campaign specs (coschedule simulate NAME)",
     "trace": "workload traces (a spec's swf path, or coschedule simulate --trace NAME)",
+    "policy": "example policies of your own (copy one, then --policy FILE.py:CLASS; coschedule docs own-policy)",
 }
 
 

@@ -44,14 +44,15 @@ from __future__ import annotations
 import dataclasses
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
-from typing import Protocol, runtime_checkable
 
 import numpy as np
+
+from coschedule.errors import PolicyError
 
 from .checkpointing import NO_CHECKPOINTING, Checkpointing
 from .events import EventKind, EventQueue
 from .failures import FailureTrace
+from .policy import Instant, Policy
 from .result import (
     CHECKPOINTED,
     COMPLETED,
@@ -95,40 +96,6 @@ PRIORITY_FAILED, PRIORITY_VICTIM, PRIORITY_REGULAR = 3, 2, 1
 
 # job states
 WAITING, RUNNING, DONE, UNSUBMITTED, HELD = 0, 1, 2, 3, 4
-
-
-@dataclass
-class Instant:
-    """What changed at instant ``now`` before the policy decides."""
-
-    now: float
-    ended: list[int] = field(default_factory=list)
-    submitted: list[int] = field(default_factory=list)
-    failed_nodes: list[int] = field(default_factory=list)
-    recovered: list[int] = field(default_factory=list)
-    failed_jobs: list[int] = field(default_factory=list)
-    requeued: list[int] = field(default_factory=list)  # put back in the queue outside a failure
-
-
-@runtime_checkable
-class Policy(Protocol):
-    """What the engine calls; the policies live in :mod:`coschedule.heuristics.batch` (the
-    engine never imports them)."""
-
-    name: str
-
-    def reset(self, sim: Simulation) -> None:
-        """Before the first event."""
-
-    def job_failed(self, sim: Simulation, job: int, node: int) -> None:
-        """``node`` of running ``job`` failed at ``sim.now``; ``job`` holds its other nodes
-        (``sim.held[job]``). Call ``sim.start(job, nodes)`` or ``sim.requeue(job, priority)``."""
-
-    def decide(self, sim: Simulation, instant: Instant) -> None:
-        """Once per instant, after every event of it: start jobs with ``sim.start``."""
-
-    # A policy that calls :meth:`Simulation.wake` also has
-    # ``wake(self, sim, data, instant) -> None``, called at that instant (a CHECKPOINT event).
 
 
 class Simulation:
@@ -254,9 +221,15 @@ class Simulation:
         recovery and what it had saved when it started; its position in its extended
         execution is ``saved + t_run - recovery`` once ``t_run > recovery``."""
         if self.state[j] != RUNNING:
-            raise RuntimeError(f"job {self.workload.ids[j]} is not running")
+            raise self._broke(j, "is not running")
         stop = self.paused.get(j, self.now)
         return stop - self.start_time[j], self.recovery[j], self.saved[j]
+
+    def _broke(self, j: int | None, rule: str) -> PolicyError:
+        """The one-line error of a policy that broke ``rule`` (about job ``j``) now."""
+        name = getattr(self.policy, "name", type(self.policy).__name__)
+        job = "" if j is None else f"job {self.workload.ids[j]}: "
+        return PolicyError(f"policy {name!r} at t = {self.now:g} s: {job}{rule}")
 
     # ------------------------------------------------------------------ actions
     def start(self, j: int, nodes: Sequence[int]) -> None:
@@ -266,10 +239,10 @@ class Simulation:
 
     def _start(self, j: int, nodes: Sequence[int], *, resubmit: bool) -> None:
         st = self.state[j]
-        if st not in (WAITING, HELD):
-            raise RuntimeError(f"job {self.workload.ids[j]} cannot start: it is not waiting")
-        if self.now < self.submit[j]:
-            raise RuntimeError(f"job {self.workload.ids[j]} cannot start before its submission")
+        if st not in (WAITING, HELD) and st != UNSUBMITTED:
+            raise self._broke(j, "cannot start: it is not waiting")
+        if st == UNSUBMITTED or self.now < self.submit[j]:
+            raise self._broke(j, f"cannot start before its submission (at {self.submit[j]:g} s)")
         idx, held, own = self._check_nodes(j, nodes)
         if j in self.holds:
             self._close_hold(j)
@@ -304,8 +277,12 @@ class Simulation:
             ordered = np.sort(listed)
             distinct = not bool((ordered[1:] == ordered[:-1]).any())
         if len(listed) != self.procs[j] or not distinct:
-            raise RuntimeError(f"job {self.workload.ids[j]} needs {self.procs[j]} distinct nodes, got "
-                               f"{listed if isinstance(listed, list) else listed.tolist()}")
+            raise self._broke(j, f"needs {self.procs[j]} distinct nodes, got "
+                              f"{listed if isinstance(listed, list) else listed.tolist()}")
+        ends = listed if isinstance(listed, list) else (ordered[0], ordered[-1])
+        outside = [x for x in ends if not 0 <= x < self.n_nodes]
+        if outside:
+            raise self._broke(j, f"node {int(outside[0])} does not exist (the nodes are 0..{self.n_nodes - 1})")
         if isinstance(listed, list):
             up, node_job, mine = self.up, self.node_job, set(own)
             busy = [x for x in listed if not up[x] or (node_job[x] >= 0 and x not in mine)]
@@ -320,14 +297,14 @@ class Simulation:
             if not busy:
                 held = tuple(self._node_ints[ordered].tolist())
         if busy:
-            raise RuntimeError(f"job {self.workload.ids[j]}: nodes {busy} are down or busy")
+            raise self._broke(j, f"nodes {busy} are down or busy")
         return idx, held, own
 
     def requeue(self, j: int, priority: int = PRIORITY_FAILED) -> None:
         """Put failed job ``j`` back in the queue with ``priority``; it releases its nodes and is
         resubmitted now (:attr:`release`)."""
         if self.state[j] != HELD:
-            raise RuntimeError(f"job {self.workload.ids[j]} is not a failed job holding nodes")
+            raise self._broke(j, "is not a failed job holding nodes")
         if j in self.holds:
             self._close_hold(j)
         held = np.array(self.held[j], dtype=np.int64)
@@ -347,7 +324,7 @@ class Simulation:
         may swap nodes."""
         for j in moves:
             if self.state[j] != RUNNING or j in self.paused:
-                raise RuntimeError(f"job {self.workload.ids[j]} cannot migrate: it is not running")
+                raise self._broke(j, "cannot migrate: it is not running")
         for j in moves:
             elapsed = self.now - self.start_time[j] - self.recovery[j]
             self.interrupt(j, MIGRATED, saved=self.saved[j] + max(elapsed, 0.0))
@@ -366,9 +343,9 @@ class Simulation:
         until it gets a stolen node, planned at ``until``; it ends with :meth:`steal`,
         :meth:`start` or :meth:`requeue`."""
         if self.state[j] != HELD or j in self.holds:
-            raise RuntimeError(f"job {self.workload.ids[j]} is not a failed job holding nodes")
+            raise self._broke(j, "is not a failed job holding nodes")
         if not self.held[j]:
-            raise RuntimeError(f"job {self.workload.ids[j]} holds no node to keep")
+            raise self._broke(j, "holds no node to keep")
         self.holds[j] = float(until)
         self._hold_since[j] = self.now
         self._stole = True
@@ -384,7 +361,7 @@ class Simulation:
         [Du2024] §7.1): it will not complete; :meth:`interrupt` with ``proactive=True`` ends it
         once the checkpoint is done, :meth:`resume` lets it go on."""
         if self.state[j] != RUNNING or j in self.paused:
-            raise RuntimeError(f"job {self.workload.ids[j]} is not running")
+            raise self._broke(j, "is not running")
         self.paused[j] = self.now
         self.events.cancel(self._end_event.pop(j))
         self.running[j] = math.inf
@@ -394,7 +371,7 @@ class Simulation:
         nodes, without recovery (its steal was cancelled): the attempt ends ``checkpointed``
         and the next one starts at once."""
         if j not in self.paused:
-            raise RuntimeError(f"job {self.workload.ids[j]} is not suspended")
+            raise self._broke(j, "is not suspended")
         nodes = self.held[j]
         self.interrupt(j, CHECKPOINTED, proactive=True)
         self.recovery[j] = 0.0
@@ -410,15 +387,15 @@ class Simulation:
         interrupted, goes back to the queue with priority 2 and frees its other nodes. Returns
         the stolen nodes."""
         if self.state[failed] != HELD:
-            raise RuntimeError(f"job {self.workload.ids[failed]} is not a failed job holding nodes")
+            raise self._broke(failed, "is not a failed job holding nodes")
         if self.state[victim] == HELD:
             pool = self.held[victim]
         elif self.state[victim] == DONE and self.completion[victim] == self.now:
             pool = tuple(x for x in self.last_nodes[victim] if self.up[x] and self.node_job[x] < 0)  # still free
         else:
-            raise RuntimeError(f"job {self.workload.ids[victim]} was neither interrupted nor completed now")
+            raise self._broke(victim, "was neither interrupted nor completed now")
         if not 0 < count <= len(pool):
-            raise RuntimeError(f"cannot steal {count} of the {len(pool)} nodes of job {self.workload.ids[victim]}")
+            raise self._broke(victim, f"cannot steal {count} of its {len(pool)} nodes")
         stolen = tuple(sorted(pool)[:count])
         if self.state[victim] == HELD:
             self.requeue(victim, PRIORITY_VICTIM)
@@ -436,7 +413,7 @@ class Simulation:
         """Call the policy's ``wake(sim, data, instant)`` at ``t`` (a CHECKPOINT event: after
         the jobs that end at ``t``, before the failures)."""
         if t < self.now:
-            raise RuntimeError(f"cannot wake at {t}, before now ({self.now})")
+            raise self._broke(None, f"cannot wake at {t:g} s, before now")
         self.events.push(t, EventKind.CHECKPOINT, data)
 
     # ------------------------------------------------------------------ the loop
@@ -453,7 +430,8 @@ class Simulation:
         while done < self.n:
             batch = ev.pop_instant()
             if not batch:
-                raise RuntimeError("no event left but jobs have not completed")  # pragma: no cover
+                left = next(j for j in range(self.n) if self.state[j] == WAITING)
+                raise self._broke(left, "still waits, and nothing is running: the policy never started it")
             self.now = now = batch[0].time
             self._instant = inst = Instant(now)
             useful = False
@@ -522,15 +500,14 @@ class Simulation:
             self.held[j] = held[:k] + held[k + 1:]
             self.policy.job_failed(self, j, x)  # it holds again (hold), restarts or requeues j
             if self.state[j] == HELD and j not in self.holds:
-                raise RuntimeError(f"policy {self.policy.name!r} neither held, restarted nor requeued "
-                                   f"failed job {j}")
+                raise self._broke(j, "failed, and the policy neither held, restarted nor requeued it")
             self._failures.append(FailureRecord(now, x, back, j, idle, "held"))
             return True
         self.interrupt(j, FAILED, failed_node=x)
         self.policy.job_failed(self, j, x)
         st = self.state[j]
         if st == HELD and j not in self.holds:
-            raise RuntimeError(f"policy {self.policy.name!r} neither restarted nor requeued failed job {j}")
+            raise self._broke(j, "failed, and the policy neither restarted nor requeued it")
         reaction = "steal" if self._stole else ("spare" if st == RUNNING else "wait")
         self._failures.append(FailureRecord(now, x, back, j, idle, reaction))
         return True
@@ -547,7 +524,7 @@ class Simulation:
         the position where its work stopped. A suspended job that fails keeps only what its
         regular checkpoints saved."""
         if self.state[j] != RUNNING:
-            raise RuntimeError(f"job {self.workload.ids[j]} is not running")
+            raise self._broke(j, "is not running")
         now = self.now
         start = self.start_time[j]
         stop = self.paused.pop(j, now)  # where its work stopped
@@ -557,7 +534,7 @@ class Simulation:
         if proactive or saved is not None:
             if proactive:
                 if stop == now and outcome != CHECKPOINTED:
-                    raise RuntimeError(f"job {self.workload.ids[j]} took no proactive checkpoint")
+                    raise self._broke(j, "took no proactive checkpoint")
                 saved = before + max(stop - start - self.recovery[j], 0.0)
             self.saved[j] = float(saved)
             self.saved_count[j] = ck.saved(self.saved[j], self.procs[j], self.checkpoints[j]) if ck.enabled else 0

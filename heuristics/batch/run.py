@@ -12,6 +12,8 @@ from typing import Any
 import numpy as np
 
 from coschedule.heuristics.batch.backfilling import default_reservations
+from coschedule.heuristics.batch.policies import batch_policy_source, user_policy
+from coschedule.plugins import raised
 from coschedule.sim.checkpointing import Checkpointing, failure_horizon
 from coschedule.sim.engine import Policy, Simulation
 from coschedule.sim.failures import FailureTrace, poisson_failures
@@ -110,7 +112,11 @@ def run_batch(
                        final_checkpoint=final_checkpoint)
     options: dict[str, Any] = {} if not isinstance(policy, str) else {"knows_downtime": knows_downtime,
                                                                        "release": release}
-    if isinstance(policy, str):
+    user = batch_policy_source(policy) if isinstance(policy, str) else None
+    if user is not None:  # a user's policy: the options it is asked for, no defaults of ours
+        if reservations is not None:
+            options["reservations"] = reservations
+    elif isinstance(policy, str):
         if reservations is None:
             reservations = default_reservations(policy)
         if reservations != "count" or default_reservations(policy) != "count":  # (fcfs, easy: counts only)
@@ -131,8 +137,14 @@ def run_batch(
                                    knows_downtime=knows_downtime, n_nodes=n_nodes,
                                    victim_tiebreak=victim_tiebreak or "release", release=release,
                                    reservations=reservations)
-        return Simulation(workload, make_policy(policy, **options), failures=trace, downtime=downtime,
-                          checkpointing=ck, n_nodes=n_nodes).run()
+        made = user_policy(user, **options) if user is not None else make_policy(policy, **options)
+        sim = Simulation(workload, made, failures=trace, downtime=downtime, checkpointing=ck, n_nodes=n_nodes)
+        if user is None:
+            return sim.run()
+        try:
+            return sim.run()
+        except Exception as e:  # the user's code raised: one line, where in their file
+            raise raised(user, e, sim.now) from e
 
     if failures is not None or node_mtbf is None:
         return once(failures)

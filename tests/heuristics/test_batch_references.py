@@ -114,7 +114,7 @@ def reference_conservative(w: Workload) -> list[float]:
     return start
 
 
-def reference_easy(w: Workload) -> list[float]:
+def reference_easy(w: Workload, *, shortest_first: bool = False) -> list[float]:
     """Textbook EASY backfilling, by brute force; the start time of every job.
 
     At each instant (a submission or an actual end): start jobs in queue order while they fit;
@@ -122,7 +122,8 @@ def reference_easy(w: Workload) -> list[float]:
     of the running jobs at which enough nodes are free; the *extra* nodes are those free at the
     shadow time beyond the head's. A later job, in queue order, starts now if it fits now and
     either ends (by its wall time) by the shadow time or uses at most the extra nodes (which it
-    then takes).
+    then takes). ``shortest_first``: the later jobs are tried by wall time, then workload order
+    (the tutorial's EasySJF, docs/own-policy.md), not in queue order.
     """
     J = _Jobs(w)
     queue: list[int] = []
@@ -153,7 +154,7 @@ def reference_easy(w: Workload) -> list[float]:
         shadow = min(t for t in [now] + [start[k] + J.wall[k] for k in running]
                      if free_after(t) >= J.procs[head])
         extra = free_after(shadow) - J.procs[head]
-        for j in queue[1:]:
+        for j in sorted(queue[1:], key=lambda j: (J.wall[j], j)) if shortest_first else queue[1:]:
             p = J.procs[j]
             if p > free:
                 continue
