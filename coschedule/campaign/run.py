@@ -21,7 +21,7 @@ from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wai
 from dataclasses import dataclass
 from typing import Any, TextIO
 
-from coschedule.errors import SolverUnavailable
+from coschedule.errors import CampaignError, SolverUnavailable
 from coschedule.signals import Terminated
 
 from .progress import HAVE_NUMBA, Progress, total_cost
@@ -154,6 +154,7 @@ def _run(spec: Any, db: str, client: Any, workers: int | None, show: dict[str, A
         t0 = time.perf_counter()
         try:
             if client is not None:
+                _check_workers(client, getattr(spec, "policy_sources", ()))
                 name, nworkers = "dask", _run_dask(todo, client, backend, record, bar.say)
             else:
                 nworkers = workers or os.cpu_count() or 1
@@ -295,6 +296,20 @@ def _dask_client(dask: str | Any) -> Any:
         return Client(dask, timeout=DASK_CONNECT_TIMEOUT)
     except (OSError, TimeoutError, ValueError) as e:  # ValueError: not an address (no port, no scheme)
         raise SolverUnavailable(f"cannot reach the Dask scheduler at {dask}: {e}") from None
+
+
+def _check_workers(client: Any, sources: Any) -> None:
+    """Before the first cell: every Dask worker can load the users' policies named by module or
+    entry point (a file's text travels in the cells). A one-line error names a worker that cannot."""
+    from coschedule.plugins import check_importable
+
+    for src in sources:
+        if src.origin == "file":
+            continue
+        for address, why in sorted(client.run(check_importable, src).items()):
+            if why:
+                raise CampaignError(f"Dask worker {address} cannot load the policy {src.ref!r}: {why} "
+                                    "(install it there, or name the policy by its file: FILE.py:CLASS)")
 
 
 def _run_dask(todo: Iterator[Any], client: Any, backend: str, record: Callable[[dict[str, Any]], None],

@@ -96,6 +96,9 @@ class ResultStore:
                 meta = _meta(conn, p)
                 if meta.get("digest") != spec.digest():
                     old = json.loads(meta.get("spec", "{}"))
+                    changed = _changed_policy(old, spec.to_dict())
+                    if changed:
+                        raise CampaignError(f"{p}: {changed}")
                     raise CampaignError(
                         f"{p}: this database was written by a different campaign spec "
                         f"({_difference(old, spec.to_dict())}); use another --db, or delete it to start over"
@@ -263,6 +266,19 @@ def _synthetic_grid(spec: dict[str, Any]) -> int | None:
                 * max(1, len(spec.get("P") or ())))
     except (KeyError, TypeError, ValueError):
         return None
+
+
+def _changed_policy(old: dict[str, Any], new: dict[str, Any]) -> str:
+    """Why a resume is refused when only a user's policy file changed (its SHA-256 in the spec's
+    ``policy_sources``), else ``""``."""
+    was, now = old.get("policy_sources") or {}, new.get("policy_sources") or {}
+    if was == now or {k: v for k, v in old.items() if k != "policy_sources"} != \
+            {k: v for k, v in new.items() if k != "policy_sources"}:
+        return ""
+    ref = next(r for r in sorted(set(was) | set(now)) if was.get(r) != now.get(r))
+    return (f"policy {ref!r} changed since these results were computed (its source's SHA-256 was "
+            f"{str(was.get(ref))[:12]}..., now {str(now.get(ref))[:12]}...): resuming would mix two policies; "
+            "restore the file, or use another --db")
 
 
 def _difference(old: dict[str, Any], new: dict[str, Any]) -> str:

@@ -13,7 +13,7 @@ import numpy as np
 
 from coschedule.heuristics.batch.backfilling import default_reservations
 from coschedule.heuristics.batch.policies import batch_policy_source, user_policy
-from coschedule.plugins import raised
+from coschedule.plugins import PolicySource, raised
 from coschedule.sim.checkpointing import Checkpointing, failure_horizon
 from coschedule.sim.engine import Policy, Simulation
 from coschedule.sim.failures import FailureTrace, poisson_failures
@@ -59,7 +59,7 @@ def make_policy(policy: str | Policy, **options: Any) -> Policy:
 
 def run_batch(
     workload: Workload,
-    policy: str | Policy = "conservative",
+    policy: str | Policy | PolicySource = "conservative",
     *,
     failures: FailureTrace | None = None,
     node_mtbf: float | None = None,
@@ -104,15 +104,20 @@ def run_batch(
     (:mod:`coschedule.heuristics.batch.kernel`: the same attempts, failure records, steals
     and holds, bit for bit, in a fraction of the time); ``"auto"`` (default) the kernel when
     numba is installed and the policy is given by a name it knows, else the reference.
+
+    A user's policy (``file.py:Class``, ``module:Class``, a registered name, or its
+    :class:`~coschedule.plugins.PolicySource`; docs/own-policy.md) runs on the reference loop; it
+    gets the options its constructor takes, and an exception it raises becomes one
+    :class:`~coschedule.errors.PolicyError` line naming its file and line.
     """
     if backend not in BACKENDS:
         raise ValueError(f"backend must be one of {BACKENDS}, got {backend!r}")
     mtbf = math.inf if node_mtbf is None else float(node_mtbf)
     ck = Checkpointing(cost=float(checkpoint_cost), recovery=recovery_cost, node_mtbf=mtbf,
                        final_checkpoint=final_checkpoint)
-    options: dict[str, Any] = {} if not isinstance(policy, str) else {"knows_downtime": knows_downtime,
-                                                                       "release": release}
-    user = batch_policy_source(policy) if isinstance(policy, str) else None
+    user = policy if isinstance(policy, PolicySource) else batch_policy_source(policy) if isinstance(policy, str) else None
+    named = isinstance(policy, str) or user is not None
+    options: dict[str, Any] = {} if not named else {"knows_downtime": knows_downtime, "release": release}
     if user is not None:  # a user's policy: the options it is asked for, no defaults of ours
         if reservations is not None:
             options["reservations"] = reservations

@@ -249,3 +249,19 @@ def test_an_installed_package_registers_a_policy_by_name(tmp_path: Path, monkeyp
         sim = Simulation(read_batsim(TOY), policy)
         sim.policy.reset(sim)
         sim.start(0, [0, 0])
+
+
+def test_coschedule_policies_lists_builtin_and_installed(tmp_path: Path, monkeypatch, capsys) -> None:
+    monkeypatch.syspath_prepend(str(make_package(tmp_path / "site")))
+    assert main(["policies", "--kind", "batch"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0].startswith("batch (coschedule batch --policy NAME")
+    rows = {line.split()[0]: line for line in out[1:] if line.startswith("  ") and not line.startswith("  your own")}
+    assert {"fcfs", "easy", "conservative", "baseline", "sfsj", "h111..h323", "easy-sjf-pkg"} == set(rows)
+    assert rows["easy-sjf-pkg"].split(None, 1)[1] == ("EASY, from an installed package. "
+                                                       "[tinypolicies:PackagedEasy from tinypolicies]")
+    assert main(["policies", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert set(data) == set(plugins.GROUPS)
+    assert [r["name"] for r in data["batch"]["registered"]] == ["easy-sjf-pkg"] and not data["torus"]["registered"]
+    assert {r["name"] for r in data["priority"]["builtin"]} == {"LPT", "SPT", "HPA", "LPA", "LA", "SA", "RANDOM", "LJF"}

@@ -164,6 +164,7 @@ class BatchCell:
     metrics: MetricOptions = MetricOptions()
     release: str = "resubmission"
     reservations: str = "nodes"
+    policy_source: Any = None  # a user's policy (coschedule.plugins.PolicySource): its file's text travels with it
 
 
 def _num(x: float) -> str:
@@ -197,11 +198,13 @@ def simulate_batch_cell(cell: BatchCell, backend: str = "auto") -> dict[str, Any
     from coschedule.sim.validate import validate_run
 
     t0 = time.perf_counter()
-    result = run_batch(cell.workload, cell.policy, node_mtbf=cell.node_mtbf, seed=cell.seed,
+    user = cell.policy_source
+    result = run_batch(cell.workload, user or cell.policy, node_mtbf=cell.node_mtbf, seed=cell.seed,
                        downtime=cell.downtime, checkpoint_cost=cell.checkpoint_cost,
                        recovery_cost=cell.recovery_cost, final_checkpoint=cell.final_checkpoint,
                        knows_downtime=cell.knows_downtime, release=cell.release,
-                       reservations="count" if cell.policy in ("fcfs", "easy") else cell.reservations,
+                       reservations=("count" if cell.policy in ("fcfs", "easy") else None if user else
+                                     cell.reservations),
                        backend="reference" if backend == "reference" else "auto")
     validate_run(result)
     metrics = _jsonable(batch_metrics(result, cell.metrics))
@@ -225,6 +228,23 @@ def _policy_names() -> tuple[str, ...]:
     from coschedule.heuristics.batch.policies import BATCH_POLICIES
 
     return tuple(BATCH_POLICIES)
+
+
+def _policies(values: Any, base: str) -> tuple[list[str], tuple[Any, ...]]:
+    """The built-in names as the registry spells them, a user's policy (``file.py:Class``,
+    ``module:Class``, a registered name) as written; and the users' policies resolved (a relative
+    file read from ``base``, the spec's folder)."""
+    from coschedule.heuristics.batch.policies import batch_policy_source
+
+    names, out, users = _policy_names(), [], []
+    for v in values:
+        src = batch_policy_source(v, base=base) if isinstance(v, str) else None
+        if src is None:
+            out += canonical_names([v], names, "batch policy")
+        else:
+            out.append(v)
+            users.append(src)
+    return out, tuple(users)
 
 
 def _number(v: Any, what: str, *, low: float = 0.0, strict: bool = False) -> float:
@@ -309,12 +329,16 @@ class BatchSpec:
     window: tuple[float, float] | None = None
     gamma: float = 10.0
     max_restarts: float = DEFAULT_MAX_RESTARTS
+    #: where a user's policy file named relatively is read from (the spec's folder); not a TOML key
+    policy_base: str = "."
+    #: the users' policies of ``policies``, resolved by :meth:`normalized`; not a TOML key
+    policy_sources: tuple[Any, ...] = ()
 
     # ------------------------------------------------------------------ normalisation, checks
 
     def normalized(self) -> BatchSpec:
         """Canonical policy names (lower case), sorted unique values (failure-free first)."""
-        pol = canonical_names(self.policies, _policy_names(), "batch policy")
+        pol, users = _policies(self.policies, self.policy_base)
         mtbf = {_mtbf(m) for m in self.node_mtbf}
         for key in ("seeds", "seed"):
             v = getattr(self, key)
@@ -345,6 +369,7 @@ class BatchSpec:
             checkpoint_cost=tuple(sorted({_number(c, "checkpoint_cost") for c in self.checkpoint_cost})),
             recovery_cost=tuple(sorted({None if r is None else _number(r, "recovery_cost") for r in self.recovery_cost},
                                        key=lambda r: -1.0 if r is None else r)),
+            policy_base=self.policy_base, policy_sources=users,
             seeds=self.seeds, seed=self.seed, name=self.name, knows_downtime=bool(self.knows_downtime),
             final_checkpoint=bool(self.final_checkpoint), release=self.release,
             reservations=self.reservations if any(p not in ("fcfs", "easy") for p in pol) else "count",
@@ -405,6 +430,7 @@ class BatchSpec:
         common: dict[str, Any] = {"knows_downtime": self.knows_downtime, "final_checkpoint": self.final_checkpoint,
                                   "release": self.release, "reservations": self.reservations,
                                   "metrics": MetricOptions(self.classes, self.prune, self.window, self.gamma)}
+        user = {src.ref: src for src in self.policy_sources}
         for ref in self.workloads():
             for m in self._failing(ref.workload):
                 for k in range(self.seeds):
@@ -414,11 +440,12 @@ class BatchSpec:
                             for R in self.recovery_cost:
                                 for pol in self.policies:
                                     yield BatchCell(batch_cell_id(ref.key, pol, m, D, C, R, k), ref.source, ref.key,
-                                                    ref.workload, pol, m, D, C, R, k, root, **common)
+                                                    ref.workload, pol, m, D, C, R, k, root, **common,
+                                                    policy_source=user.get(pol))
             if None in self.node_mtbf:
                 for pol in self.policies:
                     yield BatchCell(batch_cell_id(ref.key, pol, None), ref.source, ref.key, ref.workload, pol,
-                                    None, 0.0, 0.0, 0.0, None, None, **common)
+                                    None, 0.0, 0.0, 0.0, None, None, **common, policy_source=user.get(pol))
 
     def grid_line(self) -> str:
         """The grid's size, as ``coschedule simulate --dry-run`` prints it."""
@@ -470,6 +497,8 @@ class BatchSpec:
             "gamma": self.gamma,
             "max_restarts": self.max_restarts,
             "sources": [s.to_dict() for s in self.sources],
+            # a user's policy: the SHA-256 of its source file (a changed file is a different campaign)
+            **({"policy_sources": {src.ref: src.digest for src in self.policy_sources}} if self.policy_sources else {}),
         }
 
     def digest(self) -> str:
@@ -513,7 +542,7 @@ def batch_spec_from_dict(data: Any, where: str = "spec", base: str | Path = ".",
     if not isinstance(data, dict):
         raise CampaignError(f"{where}: expected a table")
     known = {f.name for f in fields(BatchSpec)} | {"source", "simulator"}
-    known.discard("sources")
+    known -= {"sources", "policy_base", "policy_sources"}
     kw = table_kwargs(data, where, known, (*_GRID_KEYS, "classes", "window"),
                       (("seeds", int), ("seed", int), ("name", str), ("knows_downtime", bool), ("release", str),
                        ("reservations", str),
@@ -523,4 +552,4 @@ def batch_spec_from_dict(data: Any, where: str = "spec", base: str | Path = ".",
     kw["sources"] = tuple(workload_source_from_dict(s, f"{where}: source[{i}]", Path(base), traces_dir)
                           for i, s in enumerate(kw.pop("source")))
     kw.setdefault("policies", ())
-    return BatchSpec(**kw)
+    return BatchSpec(**kw, policy_base=str(base))

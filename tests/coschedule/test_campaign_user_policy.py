@@ -1,0 +1,125 @@
+"""A batch campaign with a user's policy (docs/own-policy.md): the same numbers on 1 worker, 2
+workers and Dask (the policy's file travels in the cells), its SHA-256 recorded beside the
+results, a resume with a changed file refused in one line, the report's columns; a module that a
+Dask worker cannot import is said before the first cell."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from coschedule.campaign import ResultStore, load_spec, run_campaign
+from coschedule.campaign.run import _check_workers
+from coschedule.cli import main
+from coschedule.data import bundled
+from coschedule.errors import CampaignError
+from coschedule.plugins import resolve
+
+SPEC = """\
+name = "mine"
+simulator = "batch"
+policies = ["easy", "policies/easy_sjf.py:EasySJF"]
+node_mtbf = ["none", 2e6]
+downtime = [600]
+seeds = 2
+seed = 3
+
+[[source]]
+kind = "swf"
+path = "KTH-SP2-1996-2.1-cln.swf.gz"
+first_day = 40
+days = 3
+"""
+REF = "policies/easy_sjf.py:EasySJF"
+
+
+def run(capsys, *argv):
+    code = main([str(a) for a in argv])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+@pytest.fixture
+def campaign(tmp_path: Path) -> Path:
+    """The spec in a folder of its own, the policy in its policies/ subfolder (read relative to the spec)."""
+    (tmp_path / "policies").mkdir()
+    shutil.copy(bundled("easy_sjf", "policy").path, tmp_path / "policies" / "easy_sjf.py")
+    spec = tmp_path / "mine.toml"
+    spec.write_text(SPEC, encoding="utf-8")
+    return spec
+
+
+def numbers(db: Path) -> dict[str, tuple]:
+    with ResultStore.open(db) as store:
+        return {r["id"]: (r["policy"], r["mean_flow"], r["max_flow"], r["failures"]) for r in store.rows()}
+
+
+def test_one_two_workers_and_dask_agree_and_the_digest_is_kept(campaign: Path, tmp_path: Path, capsys,
+                                                                monkeypatch) -> None:
+    monkeypatch.chdir(tmp_path.parent)  # the spec's folder, not the current one, locates the policy
+    one, two = tmp_path / "one.sqlite", tmp_path / "two.sqlite"
+    code, out, err = run(capsys, "simulate", campaign, "--db", one, "--workers", "1")
+    assert code == 0, err
+    assert run(capsys, "simulate", campaign, "--db", two, "--workers", "2")[0] == 0
+    got = numbers(one)
+    assert len(got) == 6 and {p for p, *_ in got.values()} == {"easy", REF}
+    assert got == numbers(two)
+    src = resolve(REF, "batch", base=tmp_path)
+    assert src is not None
+    with sqlite3.connect(one) as conn:
+        spec = json.loads(dict(conn.execute("SELECT key, value FROM meta").fetchall())["spec"])
+    assert spec["policy_sources"] == {REF: src.digest}
+    sjf = {k: v for k, v in got.items() if v[0] == REF}
+    easy = {k.replace("|easy|", f"|{REF}|"): v for k, v in got.items() if v[0] == "easy"}
+    assert sjf.keys() == easy.keys() and any(sjf[k][1] != easy[k][1] for k in sjf)  # another policy, other flows
+    code, out, _ = run(capsys, "report", one)
+    header = next(line for line in out.splitlines() if line.lstrip().startswith("node_mtbf"))
+    assert header.split()[-2:] == ["easy", REF]
+    distributed = pytest.importorskip("distributed")
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
+                                  dashboard_address=None) as cluster:
+        dask = tmp_path / "dask.sqlite"
+        code, _, err = run(capsys, "simulate", campaign, "--db", dask, "--dask", cluster.scheduler_address)
+    assert code == 0, err
+    assert numbers(dask) == got
+
+
+def test_a_resume_with_a_changed_policy_is_refused(campaign: Path, tmp_path: Path, capsys) -> None:
+    db = tmp_path / "r.sqlite"
+    run_campaign(load_spec(campaign), str(db), workers=1, max_cells=2, progress=False)
+    policy = tmp_path / "policies" / "easy_sjf.py"
+    policy.write_text(policy.read_text(encoding="utf-8") + "\n# tuned\n", encoding="utf-8")
+    code, _, err = run(capsys, "simulate", campaign, "--db", db, "--workers", "1")
+    assert code == 2 and len(err.strip().splitlines()) == 1, err
+    assert (f"r.sqlite: policy '{REF}' changed since these results were computed (its source's SHA-256 was "
+            in err) and "resuming would mix two policies; restore the file, or use another --db" in err
+    with ResultStore.open(db) as store:
+        assert store.count() == 2  # nothing added
+
+
+def test_a_policy_no_dask_worker_can_import_is_said_first(tmp_path: Path, monkeypatch) -> None:
+    (tmp_path / "only_here.py").write_text("class P:\n    pass\n", encoding="utf-8")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    src = resolve("only_here:P", "batch")
+    assert src is not None and src.origin == "module"
+
+    class Client:  # what client.run answers when a worker lacks the module
+        def run(self, fn, *args):
+            return {"tcp://10.0.0.2:4000": None, "tcp://10.0.0.3:4000": "no module named 'only_here'"}
+
+    with pytest.raises(CampaignError, match=r"^Dask worker tcp://10.0.0.3:4000 cannot load the policy 'only_here:P': "
+                                            r"no module named 'only_here' \(install it there, or name the policy by "
+                                            r"its file: FILE.py:CLASS\)$"):
+        _check_workers(Client(), [src])
+    file_src = resolve(f"{tmp_path / 'only_here.py'}:P", "batch")
+    _check_workers(Client(), [file_src])  # a file travels in the cells: nothing to check
+
+
+def test_an_unknown_policy_in_a_spec_is_one_line(campaign: Path, tmp_path: Path, capsys) -> None:
+    campaign.write_text(SPEC.replace("policies/easy_sjf.py", "policies/nope.py"), encoding="utf-8")
+    code, _, err = run(capsys, "simulate", campaign, "--db", tmp_path / "x.sqlite", "--dry-run")
+    assert code == 2 and "policy 'policies/nope.py:EasySJF': no such file" in err and len(err.strip().splitlines()) == 1
