@@ -180,3 +180,19 @@ def test_redistribution_guide_python_examples_are_real(tmp_path, monkeypatch):
     result = doctest.testfile(str(ROOT / "docs" / "redistribution.md"), module_relative=False, encoding="utf-8",
                               optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
     assert result.attempted >= 10 and result.failed == 0
+
+
+def test_own_policy_tutorial_runs_as_written_from_an_empty_folder(tmp_path, monkeypatch, capsys):
+    """docs/own-policy.md: its commands, in order, in an empty folder (the example policy comes from
+    the package); the policy the page prints is the bundled file; its Python example runs."""
+    page = ROOT / "docs" / "own-policy.md"
+    commands = _commands(_block(page, "## The tutorial, as commands", "sh"))
+    assert commands[0].startswith("cp ") and len(commands) == 5
+    _run_all(commands, tmp_path)
+    assert (tmp_path / "jobs.csv").stat().st_size > 0
+    assert (tmp_path / "mine.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    shown = _block(page, "## The policy", "python")
+    assert shown == (ROOT / "instances" / "policies" / "easy_sjf.py").read_text(encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    exec(compile(_block(page, "## From Python", "python"), "own-policy.md", "exec"), {})
+    assert capsys.readouterr().out.startswith("easy-sjf 28")

@@ -21,7 +21,11 @@ their cache, reading the trace, simulating) is counted:
 * ``lanl-easy``, ``lanl-conservative``: the bundled LANL-CM5 log (122,055 jobs, 1,024 nodes),
   failure-free;
 * ``kth-easy``, ``kth-conservative``: the bundled KTH-SP2 log (28,467 jobs, 100 nodes),
-  failure-free.
+  failure-free; ``kth-easy-reference`` the same EASY through the reference event loop;
+* ``kth-easy-sjf-user``: the tutorial's own policy (the bundled example ``easy_sjf.py:EasySJF``,
+  docs/own-policy.md), loaded from its file as a user's policy is, on the reference event loop,
+  the same log: :meth:`BatchBench.user_policy_costs` gives its CPU per event (a submission, an
+  attempt's end, a failure) beside the built-in EASY's on the same loop and on the kernel.
 
 Per case: the CPU seconds of the simulation (``run_batch``, measured inside the child with
 ``time.process_time``), the CPU and wall seconds of the whole child process (``getrusage`` of
@@ -104,6 +108,9 @@ BATCH_CASES: dict[str, dict[str, Any]] = {
     # replays it bit for bit; run_batch's default is the kernel)
     "kth-easy-reference": {"trace": KTH, "policy": "easy", "backend": "reference"},
     "kth-conservative-reference": {"trace": KTH, "policy": "conservative", "backend": "reference"},
+    # a user's policy from its file (the tutorial's), on the reference loop: what a user's idea costs
+    "kth-easy-sjf-user": {"trace": KTH, "policy": "easy_sjf.py:EasySJF", "example": "easy_sjf",
+                          "backend": "reference"},
 }
 
 
@@ -141,8 +148,13 @@ class BatchRun:
             return None
         return self.sim_warm_cpu_s / self.count_warm_cpu_s
 
+    @property
+    def events(self) -> int:
+        """The events of its run: the submissions, the attempts' ends and the failures."""
+        return self.jobs + self.attempts + self.failure_count
+
     def to_dict(self) -> dict[str, Any]:
-        return {**asdict(self), "nodes_over_count": self.nodes_over_count}
+        return {**asdict(self), "nodes_over_count": self.nodes_over_count, "events": self.events}
 
 
 @dataclass(frozen=True)
@@ -223,9 +235,26 @@ class BatchBench:
             out[r.case] = {"sim": sim, "warm": warm}
         return out
 
+    def user_policy_costs(self) -> dict[str, dict[str, float | None]]:
+        """Warm simulation CPU per event, in microseconds, of the tutorial's policy (case
+        ``kth-easy-sjf-user``) and of the built-in EASY on the reference loop and on the kernel
+        (``kth-easy-reference``, ``kth-easy``), each with its ratio to the user's; empty when the
+        user's case was not run, ``None`` where a case was not."""
+        user = self.run("kth-easy-sjf-user")
+        if user is None or not user.sim_warm_cpu_s:
+            return {}
+        out: dict[str, dict[str, float | None]] = {}
+        for case in ("kth-easy-sjf-user", "kth-easy-reference", "kth-easy"):
+            r = self.run(case)
+            per = None if r is None or r.sim_warm_cpu_s is None else 1e6 * r.sim_warm_cpu_s / r.events
+            out[case] = {"us_per_event": per, "user_over_this": None if r is None or not r.sim_warm_cpu_s
+                         else user.sim_warm_cpu_s / r.sim_warm_cpu_s}
+        return out
+
     def to_dict(self) -> dict[str, Any]:
         return {"cores": self.cores, "runs": [r.to_dict() for r in self.runs],
-                "accasim": self.accasim.to_dict(), "ratios": self.ratios(), "mira_ratios": self.mira_ratios()}
+                "accasim": self.accasim.to_dict(), "ratios": self.ratios(), "mira_ratios": self.mira_ratios(),
+                "user_policy_costs": self.user_policy_costs()}
 
 
 # ------------------------------------------------------------------------------ workloads
@@ -275,6 +304,10 @@ def batch_child(argv: Sequence[str] | None = None) -> None:
     from coschedule.heuristics.batch.run import run_batch
 
     w = _case_workload(spec)
+    if "example" in spec:  # a bundled example policy, named by its file as a user names theirs
+        from coschedule.data import bundled
+
+        spec["policy"] = f"{bundled(spec['example'], 'policy').path}:{spec['policy'].split(':')[1]}"
     before = _maxrss_mb()
     kw = {**spec.get("failures", {}), **({"reservations": spec["reservations"]} if "reservations" in spec else {})}
     c0 = time.process_time()

@@ -368,6 +368,8 @@ def register(sub: Any) -> None:
         "  coschedule batch batch/toy.json --policy conservative --failures batch/toy-failures.csv --downtime 5\n"
         "  coschedule batch batch/toy.json --policy easy --plot toy.png -o jobs.csv\n"
         "  coschedule batch batch/toy.json --policy sfsj --failures batch/toy-failures.csv --downtime 5\n"
+        "  cp \"$(coschedule examples --path easy_sjf)\" .      # a policy of your own (coschedule docs own-policy)\n"
+        "  coschedule batch batch/toy.json --policy easy_sjf.py:EasySJF --failures batch/toy-failures.csv --downtime 5\n"
         "  coschedule batch KTH-SP2-1996-2.1-cln --policy easy --node-mtbf 2e6 --seed 1 --downtime 3600 \\\n"
         "      --checkpoint-cost 300 --failures-out f.csv\n"
         "  coschedule batch KTH-SP2-1996-2.1-cln --policy fcfs --failures f.csv --downtime 3600 \\\n"
@@ -383,7 +385,8 @@ def register(sub: Any) -> None:
                    "sfsj (node stealing, Steal From Small Jobs: h111), h111..h323 (node stealing Hxyz: timing "
                    "x = 1 now, 2 after a proactive checkpoint, 3 at the next checkpoint; victim y = 1 fewest "
                    "nodes, 2 latest released; criterion z = 1 fewer nodes, 2 released later, 3 smaller "
-                   "estimated maximum flow)")
+                   "estimated maximum flow); or your own: FILE.py:CLASS, MODULE:CLASS, or a name an installed "
+                   "package registers (coschedule policies; coschedule docs own-policy)")
     p.add_argument("--victim-tiebreak", choices=("release", "runtime"), default=None,
                    help="node stealing with victim choice 1: among the jobs of the fewest nodes, the latest "
                    "released (release, the default) or the one running for the shortest time (runtime)")

@@ -257,7 +257,8 @@ def _bench_batch(args: argparse.Namespace, tty: bool) -> int:
 
     if args.quick:
         cases: list[str] = ["mira", "mira-sfsj", f"mira-{MIRA_COSTLIEST}", "mira-nodes", "kth-easy",
-                             "kth-conservative", "mira-command", "kth-easy-command"]
+                             "kth-conservative", "mira-command", "kth-easy-command", "kth-easy-reference",
+                             "kth-easy-sjf-user"]
     else:
         cases = [*BATCH_CASES, *COMMAND_CASES]
     if args.cases:
@@ -311,6 +312,13 @@ def _bench_batch(args: argparse.Namespace, tty: bool) -> int:
                 print(f"  {r.case}: reservations on nodes against counts in one process, warm: "
                       f"{_num(r.sim_warm_cpu_s, '.2f', ' s')} / {r.count_warm_cpu_s:.2f} s = "
                       f"{_num(r.nodes_over_count, '.2f', 'x')} (target: within 1.5x)")
+    costs = bench.user_policy_costs()
+    if costs:
+        print("\nthe tutorial's own policy (easy_sjf.py:EasySJF, reference loop) on KTH-SP2, warm simulation CPU "
+              "per event (submissions, attempts' ends, failures):")
+        for case, q in costs.items():
+            print(f"  {case:<{width}} {_num(q['us_per_event'], '.1f', ' us')} an event; the user's policy takes "
+                  f"{_num(q['user_over_this'], '.2f', 'x')} its time")
     a = bench.accasim
     if commands:
         _print_commands(commands, a.whole_cpu_s)
@@ -490,10 +498,11 @@ def register(sub: Any) -> None:
                    "simulator (time, memory) and AccaSim side by side; torus: the partition finders")
     p.add_argument("--cases", help="batch: comma-separated cases among mira, mira-sfsj, mira-h321, mira-nodes, "
                    "mira-reference, mira-sfsj-reference, mira-h321-reference, lanl-easy, lanl-conservative, "
-                   "kth-easy, kth-conservative, kth-easy-reference, kth-conservative-reference and the whole "
+                   "kth-easy, kth-conservative, kth-easy-reference, kth-conservative-reference, kth-easy-sjf-user (the "
+                   "tutorial's own policy) and the whole "
                    "commands mira-command, mira-sfsj-command, kth-easy-command, kth-conservative-command, "
                    "lanl-easy-command, lanl-conservative-command (default all; --quick: the mira kernels, "
-                   "kth, mira-command and kth-easy-command); torus: among free-8, free-64, "
+                   "kth, kth-easy-reference, kth-easy-sjf-user, mira-command and kth-easy-command); torus: among free-8, free-64, "
                    "free-512, free-8-10, free-64-10, mfp-bgl, mfp-bgl-10, mfp-bgl-1, mfp-16, mfp-8, mfp-16-appendix, "
                    "sim-nasa, sim-nasa-fcfs, sim-nasa-command (default all but mfp-16-appendix; --quick: not mfp-16 nor the "
                    "simulations either); redistrib: among n1000, growth-n, growth-failures, n1000-command (default all; "

@@ -282,9 +282,10 @@ def plot_flow_ratios(
     Returns the figure; saves it when ``path`` is given."""
     if not rows:
         raise ValueError("nothing to plot: no ratio")
-    height = 3.9 * len(rows)
+    height = 3.9 * len(rows) + 0.4
     fig = new_figure(figsize=(11, height))
     cmap = _tab10()
+    handles: dict[str, Any] = {}  # one legend for all panels, below them: it covers no box
     for k, (heading, labels, max_r, mean_r) in enumerate(rows):
         for col, (which, data) in enumerate((("maximum flow", max_r), ("mean flow", mean_r))):
             ax = fig.add_subplot(len(rows), 2, 2 * k + col + 1)
@@ -304,7 +305,7 @@ def plot_flow_ratios(
                 for box in bp["boxes"]:
                     box.set_facecolor(cmap(i % 10))
                     box.set_alpha(0.7)
-                ax.plot([], [], "s", color=cmap(i % 10), alpha=0.7, label=pol)
+                handles.setdefault(pol, ax.plot([], [], "s", color=cmap(i % 10), alpha=0.7, label=pol)[0])
             ax.axhline(1.0, color="0.3", ls="--", lw=0.8)
             ax.set_xticks(range(1, len(names) + 1))
             ax.set_xticklabels(names, rotation=45, ha="right", fontsize=8)
@@ -313,11 +314,11 @@ def plot_flow_ratios(
             ax.set_ylabel(f"{which}: policy / {baseline}")
             ax.set_title(f"{heading}: {which}" + (" (weighted: by job size)" if col else ""), fontsize=10)
             ax.grid(axis="y", alpha=0.3)
-            if len(policies) > 1 or k == 0:
-                ax.legend(loc="upper left", fontsize=8)
+    fig.legend(handles=list(handles.values()), loc="lower center", ncol=max(1, len(handles)), fontsize=8,
+               frameon=False)
     fig.suptitle(title or f"flows relative to {baseline}, per job size (boxes: failure seeds; below 1: better)",
                  fontsize=11)
-    fig.tight_layout(rect=(0, 0, 1, 1 - 0.4 / height))
+    fig.tight_layout(rect=(0, 0.4 / height, 1, 1 - 0.4 / height))
     if path is not None:
         save_figure(fig, path)
     return fig

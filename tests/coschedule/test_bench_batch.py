@@ -231,3 +231,20 @@ def test_scale_bytes_needs_both_cases():
                                         row("scale-1m-failures-command", 270.0, 2**20)])
     assert per_job == pytest.approx(70 * 2**20 / 700_000) and per_failure == pytest.approx(100.0)
     assert scale_bytes([row("scale-1m-command", 170.0)]) == (None, None)
+
+
+def test_user_policy_costs_per_event_only_from_measurements():
+    """The tutorial's policy against the built-in EASY per event (submissions + attempts + failures),
+    warm, each ratio from two cases of the same run; nothing when the user's case did not run."""
+    user = bb.BatchRun("kth-easy-sjf-user", "kth", 100, 10, "easy_sjf.py:EasySJF", "none", 1, 1.0, 2.0, 2.0,
+                       90.0, 95.0, 150, 50, 0.6)
+    ref = bb.BatchRun("kth-easy-reference", "kth", 100, 10, "easy", "none", 1, 0.8, 2.0, 2.0, 90.0, 95.0, 150, 50,
+                      0.4, backend="reference")
+    assert user.events == 300
+    none = bb.AccasimRun("not measured: x")
+    costs = bb.BatchBench((user, ref), none, 2).user_policy_costs()
+    assert costs["kth-easy-sjf-user"] == {"us_per_event": pytest.approx(2000.0), "user_over_this": pytest.approx(1.0)}
+    assert costs["kth-easy-reference"] == {"us_per_event": pytest.approx(4e5 / 300), "user_over_this": pytest.approx(1.5)}
+    assert costs["kth-easy"] == {"us_per_event": None, "user_over_this": None}  # the kernel's case did not run
+    assert bb.BatchBench((ref,), none, 2).user_policy_costs() == {}
+    assert "kth-easy-sjf-user" in bb.BATCH_CASES and bb.BATCH_CASES["kth-easy-sjf-user"]["backend"] == "reference"
