@@ -15,6 +15,7 @@ import importlib
 import itertools
 import math
 import pkgutil
+from pathlib import Path
 from types import ModuleType
 
 from hypothesis import assume, settings
@@ -144,3 +145,19 @@ def cli_fails(capsys, *argv: object) -> str:
     assert code == 2, err
     assert err.count("\n") == 1 and "Traceback" not in err, err
     return err
+
+
+def make_package(root: Path, group: str = "coschedule.policies.batch", name: str = "easy-sjf-pkg") -> Path:
+    """A tiny installed package, as pip leaves it in site-packages: the module and its
+    ``.dist-info`` with an entry point of ``group`` named ``name``."""
+    pkg = root / "tinypolicies"
+    pkg.mkdir(parents=True)
+    (pkg / "__init__.py").write_text(
+        "from coschedule.heuristics.batch import EASY\n\n\n"
+        "class PackagedEasy(EASY):\n    '''EASY, from an installed package.'''\n", encoding="utf-8")
+    info = root / "tinypolicies-0.1.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: tinypolicies\nVersion: 0.1\n", encoding="utf-8")
+    (info / "entry_points.txt").write_text(f"[{group}]\n{name} = tinypolicies:PackagedEasy\n", encoding="utf-8")
+    (info / "RECORD").write_text("", encoding="utf-8")
+    return root

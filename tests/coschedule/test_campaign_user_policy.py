@@ -11,6 +11,7 @@ import sqlite3
 from pathlib import Path
 
 import pytest
+from coschedule_testing import make_package
 
 from coschedule.campaign import ResultStore, load_spec, run_campaign
 from coschedule.campaign.run import _check_workers
@@ -123,3 +124,36 @@ def test_an_unknown_policy_in_a_spec_is_one_line(campaign: Path, tmp_path: Path,
     campaign.write_text(SPEC.replace("policies/easy_sjf.py", "policies/nope.py"), encoding="utf-8")
     code, _, err = run(capsys, "simulate", campaign, "--db", tmp_path / "x.sqlite", "--dry-run")
     assert code == 2 and "policy 'policies/nope.py:EasySJF': no such file" in err and len(err.strip().splitlines()) == 1
+
+
+def test_an_installed_package_policy_on_one_two_workers_and_dask(tmp_path: Path, capsys, monkeypatch) -> None:
+    """A policy registered by an installed package (a subclass of EASY under the entry point
+    easy-sjf-pkg) through simulate on 1 and 2 local workers and on Dask: the numbers of the
+    built-in EASY, each time; report shows it under its registered name."""
+    site = make_package(tmp_path / "site")
+    monkeypatch.syspath_prepend(str(site))
+    monkeypatch.setenv("PYTHONPATH", str(site))  # the workers' interpreters find it as an installed package
+    grid = ["--workload", "KTH-SP2-1996-2.1-cln.swf.gz", "--days", "2", "--policy", "easy,easy-sjf-pkg",
+            "--node-mtbf", "none,2e6", "--downtime", "600", "--seeds", "1", "--seed", "4"]
+
+    def pairs(db: Path) -> dict[str, tuple]:
+        rows = numbers(db)
+        return {k.replace("|easy-sjf-pkg|", "|easy|"): v[1:] for k, v in rows.items() if v[0] == "easy-sjf-pkg"}
+
+    one = tmp_path / "one.sqlite"
+    assert run(capsys, "simulate", *grid, "--db", one, "--workers", "1")[0] == 0
+    easy = {k: v[1:] for k, v in numbers(one).items() if v[0] == "easy"}
+    assert len(easy) == 2 and pairs(one) == easy
+    two = tmp_path / "two.sqlite"
+    assert run(capsys, "simulate", *grid, "--db", two, "--workers", "2")[0] == 0
+    assert pairs(two) == easy
+    distributed = pytest.importorskip("distributed")
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
+                                  dashboard_address=None) as cluster:
+        dask = tmp_path / "dask.sqlite"
+        code, _, err = run(capsys, "simulate", *grid, "--db", dask, "--dask", cluster.scheduler_address)
+    assert code == 0, err
+    assert pairs(dask) == easy
+    code, out, _ = run(capsys, "report", one)
+    header = next(line for line in out.splitlines() if line.lstrip().startswith("node_mtbf"))
+    assert header.split()[-2:] == ["easy", "easy-sjf-pkg"]

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from coschedule_testing import make_package
 from hypothesis import given
 from test_batch_references import reference_easy, workloads
 
@@ -215,22 +216,6 @@ def test_a_bad_reference_is_one_line_with_exit_2(tmp_path: Path, monkeypatch, ca
     err = capsys.readouterr().err.strip()
     assert code == 2 and len(err.splitlines()) == 1, err
     assert re.search(message, err), err
-
-
-def make_package(root: Path, group: str = "coschedule.policies.batch", name: str = "easy-sjf-pkg") -> Path:
-    """A tiny installed package, as pip leaves it in site-packages: the module and its
-    ``.dist-info`` with an entry point of ``group`` named ``name``."""
-    pkg = root / "tinypolicies"
-    pkg.mkdir(parents=True)
-    (pkg / "__init__.py").write_text(
-        "from coschedule.heuristics.batch import EASY\n\n\n"
-        "class PackagedEasy(EASY):\n    '''EASY, from an installed package.'''\n", encoding="utf-8")
-    info = root / "tinypolicies-0.1.dist-info"
-    info.mkdir()
-    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: tinypolicies\nVersion: 0.1\n", encoding="utf-8")
-    (info / "entry_points.txt").write_text(f"[{group}]\n{name} = tinypolicies:PackagedEasy\n", encoding="utf-8")
-    (info / "RECORD").write_text("", encoding="utf-8")
-    return root
 
 
 def test_an_installed_package_registers_a_policy_by_name(tmp_path: Path, monkeypatch, capsys) -> None:
