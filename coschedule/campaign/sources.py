@@ -247,6 +247,29 @@ def canonical_names(values: Sequence[Any], valid: Sequence[str], kind: str, fold
     return out
 
 
+def names_and_policies(values: Sequence[Any], valid: Sequence[str], kind: str, what: str, base: str | Path = ".",
+                       fold: Any = str.lower) -> tuple[list[str], tuple[Any, ...]]:
+    """A spec's policy names: a built-in one (in ``valid``) as the registry spells it, a user's
+    (``file.py:Class``, ``module:Class``, a name registered for the simulator ``kind``;
+    :mod:`coschedule.plugins`) as written; and the users' policies resolved, a relative file read
+    from ``base`` (the spec's folder). An unknown name raises :class:`CampaignError` listing
+    ``valid`` (``what``: the registry's word for its names)."""
+    from coschedule import plugins
+
+    out, users = [], []
+    for v in values:
+        if isinstance(v, str) and fold(v) in valid:
+            out.append(fold(v))
+            continue
+        src = plugins.resolve(v, kind, base=base) if isinstance(v, str) else None
+        if src is None:
+            err = unknown_name(what, str(v), valid)
+            raise CampaignError(f"{err}; or your own: FILE.py:CLASS, MODULE:CLASS (coschedule policies)")
+        out.append(v)
+        users.append(src)
+    return out, tuple(users)
+
+
 def table_kwargs(data: dict[str, Any], where: str, known: set[str], lists: Sequence[str],
                  scalars: Sequence[tuple[str, type | tuple[type, ...]]], *, what: str = "") -> dict[str, Any]:
     """The keyword arguments of a spec from its TOML table: an unknown key is an error listing

@@ -36,7 +36,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
-from coschedule.campaign.sources import CampaignError, _crc, canonical_names, table_kwargs
+from coschedule.campaign.sources import CampaignError, _crc, names_and_policies, table_kwargs
 from coschedule.campaign.spec import SPEC_FORMAT, SPEC_VERSION
 from coschedule.campaign.store import ResultSchema
 from coschedule.campaign.workloads import (
@@ -231,20 +231,9 @@ def _policy_names() -> tuple[str, ...]:
 
 
 def _policies(values: Any, base: str) -> tuple[list[str], tuple[Any, ...]]:
-    """The built-in names as the registry spells them, a user's policy (``file.py:Class``,
-    ``module:Class``, a registered name) as written; and the users' policies resolved (a relative
-    file read from ``base``, the spec's folder)."""
-    from coschedule.heuristics.batch.policies import batch_policy_source
-
-    names, out, users = _policy_names(), [], []
-    for v in values:
-        src = batch_policy_source(v, base=base) if isinstance(v, str) else None
-        if src is None:
-            out += canonical_names([v], names, "batch policy")
-        else:
-            out.append(v)
-            users.append(src)
-    return out, tuple(users)
+    """The built-in names as the registry spells them, a user's policy as written, and the users'
+    policies resolved (:func:`~coschedule.campaign.sources.names_and_policies`)."""
+    return names_and_policies(values, _policy_names(), "batch", "batch policy", base)
 
 
 def _number(v: Any, what: str, *, low: float = 0.0, strict: bool = False) -> float:
