@@ -49,6 +49,7 @@ __all__ = [
     "PolicySource",
     "check_importable",
     "describe",
+    "instantiate",
     "is_reference",
     "load",
     "raised",
@@ -255,6 +256,42 @@ def raised(src: PolicySource, e: BaseException, now: float | None = None, *, dur
     at = f" at {frame[0]}:{frame[1]} (in {frame[2]})" if frame else ""
     when = f" at t = {now:g} s" if now is not None else (f" in {during}" if during else "")
     return PolicyError(f"policy {src.ref!r} raised {_one_line(e)}{at}{when}")
+
+
+def instantiate(src: PolicySource, options: dict[str, Any], defaults: dict[str, Any], protocol: tuple[str, ...],
+                protocol_text: str, *, given: dict[str, Any] | None = None, lenient: tuple[str, ...] = ()) -> Any:
+    """A new object of ``src``'s class: each of ``options`` that its constructor takes is given to
+    it; one it does not take is an error unless it has its value in ``defaults`` (or is in
+    ``lenient``); ``given`` (e.g. the torus's ``dims``) go to it when it takes them, never an error.
+    The object must have the methods ``protocol`` (``protocol_text`` says what they are). An error
+    of the constructor is one line (:func:`raised`)."""
+    import inspect
+
+    factory = load(src)
+    if not callable(factory):
+        raise InvalidInstance(f"policy {src.ref!r}: {src.attr!r} is not a class (it is a {type(factory).__name__})")
+    try:
+        params: Any = inspect.signature(factory).parameters
+    except (TypeError, ValueError):
+        params = {}
+    takes_any = any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values())
+    kwargs = {k: v for k, v in (given or {}).items() if takes_any or k in params}
+    missing_value = object()
+    for key, value in options.items():
+        if takes_any or key in params:
+            kwargs[key] = value
+        elif key not in lenient and value != defaults.get(key, missing_value):
+            raise InvalidInstance(f"policy {src.ref!r} does not take the option {key} (its constructor has no "
+                                  f"{key!r} parameter)")
+    try:
+        policy = factory(**kwargs)
+    except Exception as e:
+        raise raised(src, e, during="its constructor") from e
+    missing = [m for m in protocol if not callable(getattr(policy, m, None))]
+    if missing:
+        raise InvalidInstance(f"policy {src.ref!r}: {type(policy).__name__} has no {', '.join(missing)} method: "
+                              f"{protocol_text}")
+    return policy
 
 
 def check_importable(src: PolicySource) -> str | None:

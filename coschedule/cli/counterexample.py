@@ -21,7 +21,7 @@ from .common import (
     write_figure,
 )
 
-__all__ = ["register", "cmd_counterexample"]
+__all__ = ["cmd_counterexample", "register"]
 
 #: where this family stands in ``coschedule --help`` (the CLI discovers its families)
 HELP_ORDER = 40
@@ -172,7 +172,8 @@ def register(sub: Any) -> None:
     p.add_argument("--eps", type=positive_float, default=1e-3, help="prop4: the epsilon of the proof (default 1e-3)")
     p.add_argument("--heuristic", default=None,
                    help="heuristic to run (default: r-shelf-b for prop3, r-shelffill-nb for prop4)")
-    p.add_argument("--priority", default="LPT", help="priority rule (default LPT)")
+    p.add_argument("--priority", default="LPT", metavar="RULE",
+                   help="priority rule (default LPT; or your own: FILE.py:FUNCTION, MODULE:FUNCTION)")
     p.add_argument("--time-limit", type=duration, default=60.0, metavar="T",
                    help="cap of the exact solve (seconds, or 2min; default 60 s)")
     p.add_argument("--no-solve", action="store_true", help="skip CP-SAT; certify with L(f) and the witness")

@@ -14,7 +14,7 @@ from typing import Any
 from ..data import bundled, list_bundled
 from .common import Formatter, emit_json
 
-__all__ = ["register", "cmd_examples", "cmd_docs"]
+__all__ = ["cmd_docs", "cmd_examples", "register"]
 
 #: where this family stands in ``coschedule --help`` (the CLI discovers its families)
 HELP_ORDER = 100

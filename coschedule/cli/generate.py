@@ -8,7 +8,7 @@ from typing import Any
 from ..errors import CoscheduleError
 from .common import Formatter, emit_json, nonnegative_int, positive_int
 
-__all__ = ["register", "cmd_generate"]
+__all__ = ["cmd_generate", "register"]
 
 #: where this family stands in ``coschedule --help`` (the CLI discovers its families)
 HELP_ORDER = 20

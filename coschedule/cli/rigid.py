@@ -1,7 +1,9 @@
 """``solve`` and ``run`` on rigid jobs under silent errors ([Benoit2021]).
 
 Called from :mod:`coschedule.cli.schedule` when the instance file is a
-``coschedule/rigid-instance``. Thin: parse, call the library, validate, print.
+``coschedule/rigid-instance``. Thin: parse, call the library, validate, print. ``--priority``
+takes a built-in rule or the user's own (``FILE.py:FUNCTION``, ``MODULE:FUNCTION``, a registered
+name: :mod:`coschedule.heuristics.priorities`), resolved where the heuristic orders its queue.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ if TYPE_CHECKING:  # numpy: imported by the commands, not to build the parser
     from ..rigid import FailureScenario, RigidInstance
     from ..schedule import Schedule
 
-__all__ = ["scenario_from_args", "run_rigid", "solve_rigid", "add_rigid_options", "OPTIMUM_MAX_ATTEMPTS"]
+__all__ = ["OPTIMUM_MAX_ATTEMPTS", "add_rigid_options", "run_rigid", "scenario_from_args", "solve_rigid"]
 
 #: ``--optimum auto`` computes T_OPT(f) only up to this many attempts (CP-SAT proves these fast)
 OPTIMUM_MAX_ATTEMPTS = 30
@@ -157,8 +159,11 @@ def add_rigid_options(p: argparse.ArgumentParser) -> argparse._ArgumentGroup:
                    help="failure scenario file (failed attempts per job), or a bundled scenario's name")
     g.add_argument("--qbar", type=float, default=None,
                    help="sample one scenario of the silent-error model with mean failure probability qbar (§5.1)")
-    g.add_argument("--seed", type=nonnegative_int, default=None, help="seed for --qbar and the RANDOM priority (default 0)")
-    g.add_argument("--priority", default=None, help="LPT (default), SPT, HPA, LPA, LA, SA, RANDOM, LJF")
+    g.add_argument("--seed", type=nonnegative_int, default=None,
+                   help="seed for --qbar and the RANDOM priority (and the rng of your own rule; default 0)")
+    g.add_argument("--priority", default=None, metavar="RULE",
+                   help="LPT (default), SPT, HPA, LPA, LA, SA, RANDOM, LJF; or your own: FILE.py:FUNCTION, "
+                   "MODULE:FUNCTION, a registered name (rule(instance, rng) -> one key per job, lower first)")
     return g
 
 

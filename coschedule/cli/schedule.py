@@ -363,7 +363,8 @@ def register(sub: Any) -> None:
         "  coschedule run pack-approx figure-1-1\n"
         "  coschedule run pack-approx synthetic-n12-p32 --k 3 --optimum always\n"
         "  coschedule run r-list-0 small-n8-P8 --qbar 0.3 --seed 1 --plot g.png\n"
-        "  coschedule run r-shelffill-b synthetic-n20-P10000 --priority LA --qbar 0.1\n",
+        "  coschedule run r-shelffill-b synthetic-n20-P10000 --priority LA --qbar 0.1\n"
+        "  coschedule run r-list-0 small-n8-P8 --priority my_rule.py:longest_first   # your own rule\n",
     )
     p.add_argument("heuristic", help="moldable: pack-approx, make-pack-1, one-pack, sequential; "
                    "rigid: r-list-0, r-list-1, r-list-q, r-list-1-kept, r-list-q-kept, r-shelf-b, "

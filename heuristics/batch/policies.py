@@ -5,7 +5,6 @@ entry point (:mod:`coschedule.plugins`, docs/own-policy.md)."""
 
 from __future__ import annotations
 
-import inspect
 from pathlib import Path
 from typing import Any
 
@@ -40,29 +39,8 @@ def user_policy(src: plugins.PolicySource, **options: Any) -> Any:
     """A new policy object of ``src``'s class: ``options`` that its constructor takes are given to
     it; one that it does not take is an error unless it has its default value. The object must
     have the engine's methods (:data:`PROTOCOL`); without a ``name``, it is named ``src.ref``."""
-    factory = plugins.load(src)
-    if not callable(factory):
-        raise InvalidInstance(f"policy {src.ref!r}: {src.attr!r} is not a class (it is a {type(factory).__name__})")
-    try:
-        params = inspect.signature(factory).parameters
-    except (TypeError, ValueError):
-        params = {}
-    takes_any = any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values())
-    kwargs = {}
-    for key, value in options.items():
-        if takes_any or key in params:
-            kwargs[key] = value
-        elif value != _DEFAULTS.get(key, object()):
-            raise InvalidInstance(f"policy {src.ref!r} does not take the option {key} (its constructor has no "
-                                  f"{key!r} parameter)")
-    try:
-        policy = factory(**kwargs)
-    except Exception as e:
-        raise plugins.raised(src, e, during="its constructor") from e
-    missing = [m for m in PROTOCOL if not callable(getattr(policy, m, None))]
-    if missing:
-        raise InvalidInstance(f"policy {src.ref!r}: {type(policy).__name__} has no {', '.join(missing)} method: "
-                              "a batch policy has reset(sim), job_failed(sim, job, node) and decide(sim, instant)")
+    policy = plugins.instantiate(src, options, _DEFAULTS, PROTOCOL, "a batch policy has reset(sim), "
+                                 "job_failed(sim, job, node) and decide(sim, instant)")
     if not isinstance(getattr(policy, "name", None), str) or not policy.name:
         try:
             policy.name = src.ref

@@ -62,24 +62,45 @@ log"); the window of a job placed at ``t`` is ``(t, t + t^e_j]``.
   window that covers that failure sees the same answer, repeated queries agree, and for one seed
   the failures detected at accuracy ``a`` are among those detected at any higher accuracy. A
   partition is predicted to fail when one of its nodes has a detected failure in the window.
+
+Your own torus policy
+---------------------
+``get_torus_policy`` and :func:`~.run.run_torus` (``coschedule torus simulate --policy``) also
+take a policy that is not built in, named ``path/to/file.py:Class``, ``package.module:Class`` or
+by a package's entry point in ``coschedule.policies.torus`` (:mod:`coschedule.plugins`,
+docs/own-policy.md). The class's objects follow the engine's protocol
+(:class:`coschedule.sim.policy.Policy`: ``reset(sim)``, ``job_failed(sim, job, node)``,
+``decide(sim, instant)``) and start every job on a partition (the run is checked by
+:func:`coschedule.torus.validate.validate_torus_run`). The smallest one is a subclass of
+:class:`TorusScheduler` with a ``choose(sim, job, partitions)`` method: ``partitions`` are the
+free :class:`~coschedule.torus.geometry.Box` es of the job's size (in the finder's order), and it
+returns the index of the one the job gets -- for every start (FCFS step, backfilling) and every
+job a migration re-places; the queue, backfilling and migration stay the built-in's (the head's
+reserved partition stays Krevat's least MFP loss). The constructor gets ``dims`` (the torus) when
+it has that parameter, and the run's options (``backfill``, ``migration``, ``confidence``,
+``accuracy``, ``pf``, ``seed``) that it takes; an option it does not take is an error unless it
+has its default value (:func:`user_torus_policy`).
 """
 
 from __future__ import annotations
 
 import bisect
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from coschedule.errors import InvalidInstance, unknown_name
+from coschedule import plugins
+from coschedule.errors import CoscheduleError, InvalidInstance, PolicyError, unknown_name
 from coschedule.rng import as_generator
 from coschedule.sim.engine import Instant, Simulation
-from coschedule.torus.geometry import Dims, box_shapes, check_dims
+from coschedule.torus.geometry import Box, Dims, box_shapes, check_dims
 from coschedule.torus.index import make_index
 
-__all__ = ["PF_RULES", "TORUS_POLICIES", "FailureOracle", "TorusScheduler", "choose_partition", "get_torus_policy"]
+__all__ = ["PF_RULES", "PROTOCOL", "TORUS_POLICIES", "FailureOracle", "TorusScheduler", "choose_partition",
+           "get_torus_policy", "torus_policy_source", "unknown_torus_policy", "user_torus_policy"]
 
 #: how a partition's failure probability combines its nodes' (§4.1 / §5.2.1)
 PF_RULES = ("max", "product")
@@ -145,11 +166,18 @@ class TorusScheduler:
         ``"max"`` (default) or ``"product"``: ``P_f`` of a partition (``balancing``).
     seed : int or numpy.random.Generator
         The tie-breaking predictor's draws (one per failure of the log).
+
+    A subclass may place jobs its own way with ``choose(sim, job, partitions) -> index`` (module
+    docstring, "Your own torus policy"); the rest of the scheduler stays the same.
     """
 
     #: keep the head's reservation and skip jobs known to find no partition between instants
     #: where nothing changed (False: recompute everything at every instant; the same runs, tested)
     caches = True
+
+    #: a subclass's own placement (module docstring, "Your own torus policy"):
+    #: ``choose(sim, job, partitions) -> index`` of the free box the job gets; None: the built-in rule
+    choose: Callable[[Simulation, int, list[Box]], int] | None = None
 
     def __init__(self, dims: Sequence[int], placement: str = "fcfs", *, backfill: bool = True,
                  migration: bool = True, confidence: float = 0.0, accuracy: float = 0.0, pf: str = "max",
@@ -373,6 +401,8 @@ class TorusScheduler:
             rows = rows[keep] if isinstance(rows, np.ndarray) else [r for r, k in zip(rows, keep) if k]
         if not len(rows):
             return None
+        if self.choose is not None:
+            return self._chosen(sim, j, rows)
         if len(rows) == 1:
             return rows[0]
         if self.oracle is None:  # fcfs, or a predictor that says nothing (a = 0)
@@ -401,6 +431,16 @@ class TorusScheduler:
         loss = np.where(after >= 0, before - after, np.iinfo(np.int64).max // 4)
         a = self.confidence if self.placement == "balancing" else self.accuracy
         return rows[choose_partition(self.placement, loss, hits, p, a, self.pf)]
+
+
+    def _chosen(self, sim: Simulation, j: int, rows: Any) -> Any:
+        """The row of the partition a subclass's ``choose`` picks among ``rows``."""
+        assert self.choose is not None
+        k = self.choose(sim, j, [self.index.box(r) for r in rows])
+        if isinstance(k, (bool, np.bool_)) or not isinstance(k, (int, np.integer)) or not 0 <= k < len(rows):
+            raise PolicyError(f"policy {self.name!r} at t = {sim.now:g} s: job {sim.workload.ids[j]}: choose returned "
+                              f"{k!r}, not the index of one of its {len(rows)} free partitions (0..{len(rows) - 1})")
+        return rows[int(k)]
 
 
 def choose_partition(rule: str, loss: np.ndarray, hits: np.ndarray, size: int, a: float = 0.0,
@@ -436,10 +476,62 @@ def choose_partition(rule: str, loss: np.ndarray, hits: np.ndarray, size: int, a
 TORUS_POLICIES = ("fcfs", "balancing", "tiebreak")
 
 
-def get_torus_policy(name: str, dims: Sequence[int], **options: Any) -> TorusScheduler:
+#: the methods the engine calls (:class:`coschedule.sim.policy.Policy`)
+PROTOCOL = ("reset", "job_failed", "decide")
+
+#: the options a user's policy is given when its constructor takes them, and their defaults (an
+#: option it does not take is an error unless it has this value); ``dims`` and ``seed`` are
+#: given when taken, never an error
+_DEFAULTS: dict[str, Any] = {"backfill": True, "migration": True, "confidence": 0.0, "accuracy": 0.0, "pf": "max"}
+
+
+def unknown_torus_policy(name: str) -> CoscheduleError:
+    """The one-line error of a name that is neither built in nor a user's policy."""
+    err = unknown_name("torus policy", str(name), TORUS_POLICIES)
+    return type(err)(f"{err}; or your own: FILE.py:CLASS, MODULE:CLASS (coschedule policies)")
+
+
+def torus_policy_source(name: str, *, base: str | Path = ".") -> plugins.PolicySource | None:
+    """``name`` as a user's torus policy (:func:`coschedule.plugins.resolve`, kind ``torus``),
+    None for a built-in name (or an unknown one). A built-in name wins over a registered one."""
+    if not isinstance(name, str) or name.lower() in TORUS_POLICIES:
+        return None
+    return plugins.resolve(name, "torus", base=base)
+
+
+def user_torus_policy(src: plugins.PolicySource, dims: Sequence[int], **options: Any) -> Any:
+    """A new policy object of ``src``'s class (module docstring, "Your own torus policy"):
+    ``dims`` and ``options`` that its constructor takes are given to it; one it does not take is
+    an error unless it has its default value (``seed`` excepted: it is also the failures'). The
+    object must have the engine's methods (:data:`PROTOCOL`); it is named ``src.ref`` unless it
+    has a name of its own: a string ``name`` (not the built-in placement's name that a subclass of
+    :class:`TorusScheduler` gets from its constructor; a ``name`` class attribute is its own)."""
+    policy = plugins.instantiate(src, options, _DEFAULTS, PROTOCOL, "a torus policy has reset(sim), "
+                                 "job_failed(sim, job, node) and decide(sim, instant) (or subclass TorusScheduler)",
+                                 given={"dims": tuple(dims)}, lenient=("seed",))
+    name = getattr(policy, "name", None)
+    if isinstance(policy, TorusScheduler) and name == policy.placement:  # the built-in's, set by its constructor
+        own = getattr(type(policy), "name", None)  # a class attribute the constructor shadowed
+        name = own if isinstance(own, str) else None
+    if not isinstance(name, str) or not name:
+        name = src.ref
+    if getattr(policy, "name", None) != name:
+        try:
+            policy.name = name
+        except AttributeError:
+            raise InvalidInstance(f"policy {src.ref!r}: its name attribute is not a string") from None
+    return policy
+
+
+def get_torus_policy(name: str, dims: Sequence[int], *, base: str | Path = ".", **options: Any) -> Any:
     """A new :class:`TorusScheduler` by placement name (case-insensitive): ``fcfs``,
-    ``balancing``, ``tiebreak``; ``options`` go to its constructor."""
+    ``balancing``, ``tiebreak``; ``options`` go to its constructor. A user's policy
+    (``file.py:Class``, ``module:Class``, a registered name; ``base``: where a relative file is
+    read from) is made by :func:`user_torus_policy`."""
+    src = torus_policy_source(name, base=base)
+    if src is not None:
+        return user_torus_policy(src, dims, **options)
     key = str(name).lower()
     if key not in TORUS_POLICIES:
-        raise unknown_name("torus policy", str(name), TORUS_POLICIES)
+        raise unknown_torus_policy(str(name))
     return TorusScheduler(dims, key, **options)

@@ -1,28 +1,32 @@
 """One torus run from names and numbers ([Oliner2004] §6): the jobs of a log on the torus, a
-scheduler of :mod:`.policies` by name, failures from a file or a count drawn
-from a seed; what the ``torus simulate`` command and the campaigns call. The simulation core
-(:mod:`coschedule.sim`) never imports a policy: this module wires them, as
-:func:`~coschedule.heuristics.batch.run.run_batch` does for the batch scheduler. The first
-layout's name of this module, ``coschedule.torus.run``, still imports it.
+scheduler of :mod:`.policies` by name (or a user's own, ``file.py:Class``, ``module:Class`` or
+an installed package's entry point), failures from a file or a count drawn from a seed; what the
+``torus simulate`` command and the campaigns call. The simulation core (:mod:`coschedule.sim`)
+never imports a policy: this module wires them, as :func:`~coschedule.heuristics.batch.run.run_batch`
+does for the batch scheduler. The first layout's name of this module, ``coschedule.torus.run``,
+still imports it.
 """
 
 from __future__ import annotations
 
 import math
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from coschedule.errors import InvalidInstance
+from coschedule import plugins
+from coschedule.errors import InvalidInstance, InvalidSchedule, PolicyError
 from coschedule.sim.engine import Simulation
 from coschedule.sim.failures import FailureTrace
 from coschedule.sim.workload import Workload
 from coschedule.torus.failures import count_failures
 from coschedule.torus.geometry import Dims
 from coschedule.torus.result import TorusRun, failure_period
+from coschedule.torus.validate import validate_torus_run
 from coschedule.torus.workload import TorusJobs, torus_workload
 
-from .policies import get_torus_policy
+from .policies import get_torus_policy, torus_policy_source, user_torus_policy
 
 __all__ = ["TorusRun", "failure_period", "run_torus"]  # the first two for the old name coschedule.torus.run
 
@@ -44,8 +48,18 @@ def run_torus(
     backfill: bool = True,
     migration: bool = True,
     migration_cost: float = 0.0,
+    base: str | Path = ".",
 ) -> TorusRun:
     """Simulate the scheduler ``policy`` (``fcfs``, ``balancing``, ``tiebreak``) on the torus.
+
+    ``policy`` may also be a user's own (``file.py:Class``, ``module:Class``, a name registered in
+    ``coschedule.policies.torus``; ``base``: where a relative file is read from;
+    :mod:`coschedule.heuristics.torus.policies`, "Your own torus policy"): its constructor gets
+    ``dims`` and the options below that it takes (``backfill``, ``migration``, ``confidence``,
+    ``accuracy``, ``pf``, and ``seed`` as the tie-breaking predictor's generator), an option it
+    does not take is an error unless at its default; an exception it raises, a rule of the engine
+    it breaks or a start on nodes that are not a partition of the job's size is a one-line
+    :class:`~coschedule.errors.PolicyError` naming it. The run's ``policy`` is the reference.
 
     ``jobs``: a :class:`~coschedule.torus.workload.TorusJobs`, or a workload with ``dims`` (and
     ``load_scale``) to make one. Failures: ``failures`` (a trace on the torus's nodes), else
@@ -76,6 +90,18 @@ def run_torus(
     trace = failures if failures is not None else FailureTrace.none(N)
 
     root = 0 if seed is None else int(seed)
+    if not (isinstance(downtime, (int, float)) and downtime >= 0 and math.isfinite(downtime)):
+        raise InvalidInstance(f"downtime must be a finite number >= 0, got {downtime!r}")
+    if migration_cost and not migration:
+        raise InvalidInstance("migration_cost applies to migration: give migration=True")
+    params: dict[str, Any] = {"backfill": bool(backfill), "migration": bool(migration),
+                              "migration_cost": float(migration_cost), "migrations": 0, "downtime": float(downtime),
+                              "seed": seed,
+                              "failure_model": failure_model if failure_count else None}
+    user = torus_policy_source(policy, base=base)
+    if user is not None:
+        return _run_user(user, jobs, trace, params, confidence=confidence, accuracy=accuracy, pf=pf,
+                         seed=np.random.default_rng([root, 1]))
     options: dict[str, Any] = {"backfill": backfill, "migration": migration}
     if policy.lower() == "balancing":
         options.update(confidence=confidence, pf=pf)
@@ -85,16 +111,36 @@ def run_torus(
         if value and policy.lower() != owner:
             raise InvalidInstance(f"{label} is a parameter of {owner}, not of {policy}")
     sched = get_torus_policy(policy, jobs.dims, **options)
-    if not (isinstance(downtime, (int, float)) and downtime >= 0 and math.isfinite(downtime)):
-        raise InvalidInstance(f"downtime must be a finite number >= 0, got {downtime!r}")
-    if migration_cost and not migration:
-        raise InvalidInstance("migration_cost applies to migration: give migration=True")
     result = Simulation(w, sched, failures=trace, downtime=float(downtime), migration_cost=migration_cost).run()
-    params = {"backfill": bool(backfill), "migration": bool(migration), "migration_cost": float(migration_cost),
-              "migrations": sched.migrations, "downtime": float(downtime), "seed": seed,
-              "failure_model": failure_model if failure_count else None}
+    params["migrations"] = sched.migrations
     if sched.placement == "balancing":
         params.update(confidence=float(confidence), pf=pf)
     if sched.placement == "tiebreak":
         params["accuracy"] = float(accuracy)
     return TorusRun(result, jobs, trace, sched.placement, params)
+
+
+def _run_user(src: plugins.PolicySource, jobs: TorusJobs, trace: FailureTrace, params: dict[str, Any],
+              **predictor: Any) -> TorusRun:
+    """:func:`run_torus` of a user's policy: made with the options it takes, its exceptions and
+    its starts off a partition one line naming it."""
+    options = {"backfill": params["backfill"], "migration": params["migration"], **predictor}
+    sched = user_torus_policy(src, jobs.dims, **options)
+    sim = Simulation(jobs.workload, sched, failures=trace, downtime=params["downtime"],
+                     migration_cost=params["migration_cost"])
+    try:
+        result = sim.run()
+    except Exception as e:  # the user's code raised: one line, where in their file
+        raise plugins.raised(src, e, sim.now) from e
+    migrations = getattr(sched, "migrations", 0)
+    params["migrations"] = migrations if isinstance(migrations, int) else 0
+    params.update({k: v for k, v in predictor.items() if k != "seed" and v != _PREDICTOR_DEFAULTS[k]})
+    run = TorusRun(result, jobs, trace, src.ref, params)
+    try:
+        validate_torus_run(run)
+    except InvalidSchedule as e:
+        raise PolicyError(f"policy {src.ref!r}: {e}") from None
+    return run
+
+
+_PREDICTOR_DEFAULTS = {"confidence": 0.0, "accuracy": 0.0, "pf": "max"}

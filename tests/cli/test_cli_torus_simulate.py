@@ -134,7 +134,7 @@ def test_toy_by_name(capsys) -> None:
      "--migration-cost applies to migration, which --no-migration turns off"),
     (["--policy", "fcfs", "--bsld-time", "wall"], "argument --bsld-time: invalid choice: 'wall'"),
     (["--policy", "fcfs", "--plot-at", "3"], "--plot-at chooses the instant of --plot"),
-    (["--policy", "best"], "invalid choice: 'best'"),
+    (["--policy", "best"], "unknown torus policy 'best'"),
     (["--policy", "fcfs", "--unit", "0"], "--unit"),
 ])
 def test_bad_options(capsys, argv: list[str], message: str) -> None:

@@ -2,7 +2,8 @@
 
 Thin: read the workload (SWF or Batsim JSON, :func:`~coschedule.cli.common.load_workload_arg`),
 put it on the torus (:func:`coschedule.torus.workload.torus_workload`), read or draw the failures,
-call :func:`coschedule.heuristics.torus.run.run_torus`, check the run
+call :func:`coschedule.heuristics.torus.run.run_torus` (``--policy``: a built-in name, or the
+user's own ``FILE.py:CLASS``, ``MODULE:CLASS`` or registered name), check the run
 (:func:`coschedule.torus.validate.validate_torus_run`), print its metrics
 (:func:`coschedule.torus.metrics.torus_metrics`; text or ``--json``), write the per-attempt
 ``jobs.csv`` (the batch scheduler's format: :func:`coschedule.sim.metrics.job_records`), the
@@ -43,7 +44,26 @@ def _fraction(text: str) -> float:
     return value
 
 
-def _check(args: argparse.Namespace) -> None:
+def _policy(args: argparse.Namespace) -> Any:
+    """The user's policy ``--policy`` names (its :class:`~coschedule.plugins.PolicySource`), or
+    None for a built-in name (then made lower case); an unknown name is one line now, before the
+    workload is read."""
+    from coschedule.heuristics.torus.policies import (
+        TORUS_POLICIES,
+        torus_policy_source,
+        unknown_torus_policy,
+    )
+
+    if args.policy.lower() in TORUS_POLICIES:
+        args.policy = args.policy.lower()
+        return None
+    src = torus_policy_source(args.policy)
+    if src is None:
+        raise unknown_torus_policy(args.policy)
+    return src
+
+
+def _check(args: argparse.Namespace, user: Any) -> None:
     if args.failures is not None and args.failure_count is not None:
         raise CoscheduleError("give --failures FILE or --failure-count K, not both")
     if args.seed is not None and args.failure_count is None:
@@ -52,11 +72,13 @@ def _check(args: argparse.Namespace) -> None:
         raise CoscheduleError("--failure-model spreads drawn failures: it needs --failure-count")
     if args.failures_out is not None and args.failure_count is None:
         raise CoscheduleError("--failures-out writes drawn failures: it needs --failure-count")
-    if args.confidence is not None and args.policy != "balancing":
+    if user is not None:  # a user's policy: it says which options it takes
+        pass
+    elif args.confidence is not None and args.policy != "balancing":
         raise CoscheduleError(f"--confidence is the balancing predictor's (--policy balancing), not {args.policy}'s")
-    if args.pf is not None and args.policy != "balancing":
+    elif args.pf is not None and args.policy != "balancing":
         raise CoscheduleError(f"--pf applies to balancing, not to {args.policy}")
-    if args.accuracy is not None and args.policy != "tiebreak":
+    elif args.accuracy is not None and args.policy != "tiebreak":
         raise CoscheduleError(f"--accuracy is the tie-breaking predictor's (--policy tiebreak), not {args.policy}'s")
     if args.migration_cost and not args.migration:
         raise CoscheduleError("--migration-cost applies to migration, which --no-migration turns off")
@@ -73,7 +95,8 @@ def cmd_torus_simulate(args: argparse.Namespace) -> int:
     from coschedule.torus.validate import validate_torus_run
     from coschedule.torus.workload import torus_workload
 
-    _check(args)
+    user = _policy(args)
+    _check(args, user)
     if args.plot:
         from coschedule.plot.figure import new_figure
 
@@ -122,11 +145,12 @@ def cmd_torus_simulate(args: argparse.Namespace) -> int:
         how = "no failures"
     predictor = {"balancing": f", confidence {args.confidence or 0:g} (P_f {args.pf or 'max'})",
                  "tiebreak": f", accuracy {args.accuracy or 0:g}"}.get(args.policy, "")
+    own = {"policy_source": {"origin": user.origin, "target": user.target, "sha256": user.digest}} if user else {}
     if args.json:
         emit_json({
             "workload": w.name, "jobs": w.n, "torus": format_dims(dims), "units": w.n_nodes, "unit": jobs.unit,
             "load_scale": jobs.load_scale, "wide_dropped": list(jobs.wide), "rounded": jobs.rounded,
-            "dropped": workload.dropped, "policy": args.policy, "backfill": not args.no_backfill,
+            "dropped": workload.dropped, "policy": args.policy, **own, "backfill": not args.no_backfill,
             "migration": args.migration, "migration_cost": args.migration_cost,
             "migrations": run.params["migrations"],
             "confidence": args.confidence, "accuracy": args.accuracy, "pf": args.pf or "max",
@@ -149,6 +173,8 @@ def cmd_torus_simulate(args: argparse.Namespace) -> int:
     fill = "EASY backfilling on a reserved partition" if not args.no_backfill else "no backfilling"
     moves = (f", migration ({run.params['migrations']} repacks, {args.migration_cost:g} s a move)"
              if args.migration else ", no migration")
+    if user is not None:  # what it does is its own: where it comes from
+        fill, moves = f"your own ({user.origin} {user.target})", ""
     print(f"policy {args.policy}{predictor}, {fill}{moves}; {how}, downtime {args.downtime:g} s")
     print(metrics.table())
     return 0
@@ -158,7 +184,7 @@ def register_simulate(tsub: Any) -> None:
     """Add ``simulate`` to the ``torus`` command family's subparsers."""
     p = tsub.add_parser(
         "simulate", formatter_class=Formatter,
-        help="simulate a torus scheduler (fcfs, balancing, tiebreak) on a job log with failures",
+        help="simulate a torus scheduler (fcfs, balancing, tiebreak, or your own) on a job log with failures",
         description="Simulate the BlueGene/L scheduler of [Oliner2004] on a job log: jobs arrive over "
         "time and need contiguous rectangular partitions (wrap-around allowed) of a 3-D torus of units; "
         "FCFS with EASY backfilling on a reserved partition and migration (§5.2.1), placing each job where it "
@@ -178,16 +204,19 @@ def register_simulate(tsub: Any) -> None:
         "  coschedule torus simulate NASA-iPSC-1993-3.1-cln --policy tiebreak --accuracy 0.5 \\\n"
         "      --failure-count 4000 --seed 1 --load-scale 1.2 --json\n"
         "  coschedule torus simulate batch/toy.json --shape 2x2x2 --policy balancing --confidence 0.9 \\\n"
-        "      --failures batch/toy-failures.csv --plot torus.png\n",
+        "      --failures batch/toy-failures.csv --plot torus.png\n"
+        "  coschedule torus simulate batch/toy.json --shape 2x2x2 --policy my_torus.py:FirstFit   # your own\n",
     )
     p.add_argument("workload", metavar="WORKLOAD", help="an SWF trace (.swf, .swf.gz), a Batsim JSON workload, or a bundled name")
     from .partitions import torus_dims
 
     p.add_argument("--shape", type=torus_dims, default=(4, 4, 8), metavar="XxYxZ",
                    help="the torus, in units (default 4x4x8: BlueGene/L's 128 supernodes of 512 nodes)")
-    p.add_argument("--policy", required=True, choices=("fcfs", "balancing", "tiebreak"),
+    p.add_argument("--policy", required=True, metavar="NAME",
                    help="fcfs: Krevat's FCFS (least MFP loss); balancing: + P_f x size (§5.2.1); tiebreak: "
-                   "least MFP loss, then predicted safe (§5.2.2)")
+                   "least MFP loss, then predicted safe (§5.2.2); or your own: FILE.py:CLASS, MODULE:CLASS, "
+                   "or a name an installed package registers (e.g. a TorusScheduler subclass with "
+                   "choose(sim, job, partitions); `coschedule docs own-policy`)")
     p.add_argument("--confidence", type=_fraction, default=None, metavar="A",
                    help="balancing: the predictor's confidence a (p_n = a for a node that fails in the job's "
                    "window, §4.1; default 0)")
