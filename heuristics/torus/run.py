@@ -33,7 +33,7 @@ __all__ = ["TorusRun", "failure_period", "run_torus"]  # the first two for the o
 
 def run_torus(
     jobs: TorusJobs | Workload,
-    policy: str = "fcfs",
+    policy: str | plugins.PolicySource = "fcfs",
     *,
     dims: Dims | None = None,
     load_scale: float = 1.0,
@@ -53,7 +53,8 @@ def run_torus(
     """Simulate the scheduler ``policy`` (``fcfs``, ``balancing``, ``tiebreak``) on the torus.
 
     ``policy`` may also be a user's own (``file.py:Class``, ``module:Class``, a name registered in
-    ``coschedule.policies.torus``; ``base``: where a relative file is read from;
+    ``coschedule.policies.torus``, or its resolved :class:`~coschedule.plugins.PolicySource` as a
+    campaign's cell carries it; ``base``: where a relative file is read from;
     :mod:`coschedule.heuristics.torus.policies`, "Your own torus policy"): its constructor gets
     ``dims`` and the options below that it takes (``backfill``, ``migration``, ``confidence``,
     ``accuracy``, ``pf``, and ``seed`` as the tie-breaking predictor's generator), an option it
@@ -98,7 +99,7 @@ def run_torus(
                               "migration_cost": float(migration_cost), "migrations": 0, "downtime": float(downtime),
                               "seed": seed,
                               "failure_model": failure_model if failure_count else None}
-    user = torus_policy_source(policy, base=base)
+    user = policy if isinstance(policy, plugins.PolicySource) else torus_policy_source(policy, base=base)
     if user is not None:
         return _run_user(user, jobs, trace, params, confidence=confidence, accuracy=accuracy, pf=pf,
                          seed=np.random.default_rng([root, 1]))

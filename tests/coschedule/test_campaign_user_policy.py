@@ -157,3 +157,71 @@ def test_an_installed_package_policy_on_one_two_workers_and_dask(tmp_path: Path,
     code, out, _ = run(capsys, "report", one)
     header = next(line for line in out.splitlines() if line.lstrip().startswith("node_mtbf"))
     assert header.split()[-2:] == ["easy", "easy-sjf-pkg"]
+
+
+TORUS_SPEC = """\
+name = "mine-torus"
+simulator = "torus"
+seed = 5
+seeds = 2
+shape = "4x4x8"
+policies = ["fcfs", "same.py:Same", "same.py:FirstFit"]
+failure_count = [0, 200]
+
+[[source]]
+kind = "swf"
+name = "NASA"
+path = "NASA-iPSC-1993-3.1-cln.swf.gz"
+days = 3
+"""
+
+TORUS_POLICY = """\
+from coschedule.heuristics.torus import TorusScheduler
+
+
+class Same(TorusScheduler):
+    '''Krevat's FCFS, as a user's class: it changes nothing.'''
+
+
+class FirstFit(TorusScheduler):
+    '''The first free partition of the job's size, not the least MFP loss.'''
+
+    def choose(self, sim, job, partitions):
+        return 0
+"""
+
+
+def test_a_torus_campaign_with_users_policies_on_one_and_two_workers(tmp_path: Path, capsys) -> None:
+    """A torus spec's policies take users' classes too: one that changes nothing gives FCFS's
+    numbers cell for cell, one that places otherwise gives others; 1 and 2 workers agree; the
+    digest is kept; report lists them."""
+    (tmp_path / "same.py").write_text(TORUS_POLICY, encoding="utf-8")
+    spec = tmp_path / "t.toml"
+    spec.write_text(TORUS_SPEC, encoding="utf-8")
+    one, two = tmp_path / "one.sqlite", tmp_path / "two.sqlite"
+    code, _, err = run(capsys, "simulate", spec, "--db", one, "--workers", "1")
+    assert code == 0, err
+    assert run(capsys, "simulate", spec, "--db", two, "--workers", "2")[0] == 0
+
+    def rows(db: Path) -> dict[str, dict]:
+        with ResultStore.open(db) as store:
+            return {r["id"]: r for r in store.rows()}
+
+    got = rows(one)
+    assert len(got) == 9 and {k: (r["mean_bounded_slowdown"], r["utilized"]) for k, r in got.items()} == \
+        {k: (r["mean_bounded_slowdown"], r["utilized"]) for k, r in rows(two).items()}
+    keys = ("mean_wait", "mean_bounded_slowdown", "utilized", "lost", "job_failures")
+
+    def by(policy: str) -> dict[str, tuple]:
+        return {k.replace(f"|{policy}", "|P"): tuple(r[x] for x in keys) for k, r in got.items() if r["policy"] == policy}
+
+    assert by("same.py:Same") == by("fcfs")
+    assert by("same.py:FirstFit").keys() == by("fcfs").keys() and by("same.py:FirstFit") != by("fcfs")
+    with sqlite3.connect(one) as conn:
+        stored = json.loads(dict(conn.execute("SELECT key, value FROM meta").fetchall())["spec"])
+    assert set(stored["policy_sources"]) == {"same.py:Same", "same.py:FirstFit"}
+    code, out, _ = run(capsys, "report", one)
+    assert code == 0 and "same.py:FirstFit" in out and "same.py:Same" in out
+    picture = tmp_path / "t.png"  # a user's policy gets a colour of its own (it had none: KeyError)
+    assert run(capsys, "report", one, "--plot", picture, "--figure", "slowdown-failures")[0] == 0
+    assert picture.read_bytes()[:4] == b"\x89PNG"

@@ -46,7 +46,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
-from coschedule.campaign.sources import CampaignError, _crc, canonical_names, table_kwargs
+from coschedule.campaign.sources import CampaignError, _crc, names_and_policies, table_kwargs
 from coschedule.campaign.spec import SPEC_FORMAT, SPEC_VERSION
 from coschedule.campaign.store import ResultSchema
 from coschedule.campaign.workloads import SwfWorkload, WorkloadSource, workload_source_from_dict
@@ -130,6 +130,7 @@ class TorusCell:
     gamma: float = 10.0
     migration: bool = True
     bsld_time: str = "run"
+    policy_source: Any = None  # a user's policy (coschedule.plugins.PolicySource): its file's text travels with it
 
 
 def _num(x: float) -> str:
@@ -177,7 +178,7 @@ def simulate_torus_cell(cell: TorusCell, backend: str = "auto") -> dict[str, Any
     from coschedule.torus.validate import validate_torus_run
 
     t0 = time.perf_counter()
-    run = run_torus(cell.jobs, cell.policy, failure_count=cell.failure_count or None,
+    run = run_torus(cell.jobs, cell.policy_source or cell.policy, failure_count=cell.failure_count or None,
                     failure_model=cell.failure_model or "clustered", seed=cell.seed, downtime=cell.downtime,
                     confidence=cell.confidence or 0.0, accuracy=cell.accuracy or 0.0, pf=cell.pf,
                     backfill=cell.backfill, migration=cell.migration)
@@ -278,6 +279,10 @@ class TorusSpec:
     bsld_time: str = "run"
     gamma: float = 10.0
     name: str = "campaign"
+    #: where a user's policy file named relatively is read from (the spec's folder); not a TOML key
+    policy_base: str = "."
+    #: the users' policies of ``policies``, resolved by :meth:`normalized`; not a TOML key
+    policy_sources: tuple[Any, ...] = ()
 
     # ------------------------------------------------------------------ normalisation, checks
 
@@ -299,9 +304,10 @@ class TorusSpec:
         except InvalidInstance as e:
             raise CampaignError(f"shape: {e}") from None
         try:
-            pol = tuple(dict.fromkeys(canonical_names(self.policies, POLICIES, "torus policy")))
+            listed, users = names_and_policies(self.policies, POLICIES, "torus", "torus policy", self.policy_base)
         except CampaignError as e:
             raise CampaignError(f"policies: {e}") from None
+        pol = tuple(dict.fromkeys(listed))
         if not pol:
             raise CampaignError("policies must list at least one of fcfs, balancing, tiebreak")
         values: dict[str, tuple[float, ...]] = {}
@@ -328,7 +334,7 @@ class TorusSpec:
             bsld=_choice(self.bsld, "bsld", ("max", "min")), bsld_time=_choice(self.bsld_time, "bsld_time",
                                                                                 ("run", "request")),
             gamma=_number(self.gamma, "gamma", strict=True),
-            name=self.name,
+            name=self.name, policy_base=self.policy_base, policy_sources=tuple({u.ref: u for u in users}.values()),
         )
 
     def check(self) -> None:
@@ -406,13 +412,14 @@ class TorusSpec:
         common: dict[str, Any] = {"pf": self.pf, "backfill": self.backfill, "bsld": self.bsld, "gamma": self.gamma,
                                   "bsld_time": self.bsld_time}
         scheds = [(pol, a, m) for pol, a in self.schedulers() for m in self.migration]
+        user = {src.ref: src for src in self.policy_sources}
         for ref, c, jobs in self._torus_workloads(self.load_scale):
             for K in sorted(self.counts(ref.source), reverse=True):
                 if not K:
                     for pol, a, m in scheds:
                         yield TorusCell(torus_cell_id(ref.key, self.shape, c, pol, a, migration=m), ref.source,
                                         ref.key, jobs, self.shape, c, pol, *_split(pol, a), 0, None, 0.0, None, None,
-                                        migration=m, **common)
+                                        migration=m, **common, policy_source=user.get(pol))
                     continue
                 for k in range(self.seeds):
                     root = torus_failure_seed(self.seed, ref.key, self.shape, c, K, self.failure_model, k)
@@ -420,7 +427,8 @@ class TorusSpec:
                         for pol, a, m in scheds:
                             yield TorusCell(torus_cell_id(ref.key, self.shape, c, pol, a, K, self.failure_model, D, k,
                                                           m), ref.source, ref.key, jobs, self.shape, c, pol,
-                                            *_split(pol, a), K, self.failure_model, D, k, root, migration=m, **common)
+                                            *_split(pol, a), K, self.failure_model, D, k, root, migration=m, **common,
+                                            policy_source=user.get(pol))
 
     def grid_line(self) -> str:
         """The grid's size, as ``coschedule simulate --dry-run`` prints it."""
@@ -468,6 +476,8 @@ class TorusSpec:
             "downtime": list(self.downtime), "backfill": self.backfill, "migration": list(self.migration),
             "bsld": self.bsld, "bsld_time": self.bsld_time, "gamma": self.gamma,
             "sources": [s.to_dict() for s in self.sources],
+            # a user's policy: the SHA-256 of its source file (a changed file is a different campaign)
+            **({"policy_sources": {src.ref: src.digest for src in self.policy_sources}} if self.policy_sources else {}),
         }
 
     def digest(self) -> str:
@@ -548,7 +558,7 @@ def torus_spec_from_dict(data: Any, where: str = "spec", base: str | Path = ".",
     if not isinstance(data, dict):
         raise CampaignError(f"{where}: expected a table")
     known = {f.name for f in fields(TorusSpec)} | {"source", "simulator", "workload"}
-    known.discard("sources")
+    known -= {"sources", "policy_base", "policy_sources"}
     kw = table_kwargs(data, where, known, (*_GRID_KEYS, "workload"),
                       (("shape", str), ("unit", int), ("pf", str), ("failure_model", str), ("backfill", bool),
                        ("seeds", int), ("seed", int), ("bsld", str), ("bsld_time", str), ("gamma", (int, float)),
@@ -568,7 +578,7 @@ def torus_spec_from_dict(data: Any, where: str = "spec", base: str | Path = ".",
                 for i, s in enumerate(kw.pop("source"))]
     kw.setdefault("policies", ())
     try:
-        return TorusSpec(sources=tuple(sources), **kw).normalized()
+        return TorusSpec(sources=tuple(sources), **kw, policy_base=str(base)).normalized()
     except CampaignError as e:
         raise CampaignError(f"{where}: {e}") from None
 

@@ -334,8 +334,12 @@ def _scheduler_colour(label: str, labels: Sequence[str]) -> Any:
         return "0.15" if moved else "0.6"
     policy = label.split()[0]
     family = [lab for lab in labels if lab.split()[0] == policy and lab.endswith("no migration") != moved]
-    cmap = colormaps[{("balancing", True): "Blues", ("balancing", False): "Greens", ("tiebreak", True): "Oranges",
-                      ("tiebreak", False): "Purples"}[(policy, moved)]]
+    families = {("balancing", True): "Blues", ("balancing", False): "Greens", ("tiebreak", True): "Oranges",
+                ("tiebreak", False): "Purples"}
+    if (policy, moved) not in families:  # a user's policy: a colour of its own among the other hues
+        users = sorted({lab for lab in labels if lab.split()[0] not in ("fcfs", "balancing", "tiebreak")})
+        return colormaps["tab10"]((3 + users.index(label)) % 10)
+    cmap = colormaps[families[(policy, moved)]]
     k = family.index(label)
     return cmap(0.45 + 0.5 * (k / max(1, len(family) - 1)))
 
