@@ -54,6 +54,7 @@ from .sources import (  # noqa: F401  (re-exported: the public names of campaign
     area_ratio,
     canonical_names,
     describe_sources,
+    names_and_policies,
     table_kwargs,
 )
 
@@ -107,6 +108,7 @@ class Cell:
     scenario_seed: tuple[int, ...]
     priority_seed: tuple[int, ...]
     keep: bool
+    priority_source: Any = None  # a user's rule (coschedule.plugins.PolicySource): its file's text travels with it
 
     def instance(self) -> RigidInstance:
         jobs = tuple(RigidJob(int(p), float(t), name=f"J{j}") for j, (p, t) in enumerate(zip(self.procs, self.times)))
@@ -157,13 +159,18 @@ class CampaignSpec:
     name: str = "campaign"
     keep_makespans: bool = False
     max_failures: float = DEFAULT_MAX_FAILURES
+    #: where a user's rule file named relatively is read from (the spec's folder); not a TOML key
+    policy_base: str = "."
+    #: the users' priority rules of ``priorities``, resolved by :meth:`normalized`; not a TOML key
+    policy_sources: tuple[Any, ...] = ()
 
     # ------------------------------------------------------------------ normalisation, checks
 
     def normalized(self) -> CampaignSpec:
         """Canonical names (``r-list-0``, ``LPT``), sorted unique parameter values."""
         heur = canonical_names(self.heuristics, _heuristic_names(), "heuristic")
-        prio = canonical_names(self.priorities, _priority_names(), "priority", str.upper)
+        prio, users = names_and_policies(self.priorities, _priority_names(), "priority", "priority",
+                                         self.policy_base, fold=str.upper)
         for q in self.qbar:
             if isinstance(q, bool) or not isinstance(q, (int, float)) or not 0 <= q < 1:
                 raise CampaignError(f"qbar must be in [0, 1), got {q!r}")
@@ -195,6 +202,7 @@ class CampaignSpec:
             name=self.name,
             keep_makespans=bool(self.keep_makespans),
             max_failures=float(self.max_failures),
+            policy_base=self.policy_base, policy_sources=tuple({u.ref: u for u in users}.values()),
         )
 
     def check(self) -> None:
@@ -266,6 +274,7 @@ class CampaignSpec:
                 "r-shelffill-b-failed": 3.5, "r-shelffill-nb-failed": 3.5, "r-shelffill-b-queue": 3.5,
                 "r-shelffill-nb-queue": 3.5, "r-list-0": 4}
         heur = sorted(self.heuristics, key=lambda h: cost.get(h, 5))
+        user = {src.ref: src for src in self.policy_sources}
         for q in sorted(self.qbar, reverse=True):
             for h in heur:
                 for ref in self.instances():
@@ -290,6 +299,7 @@ class CampaignSpec:
                                 scenario_seed=sseed,
                                 priority_seed=pseed,
                                 keep=self.keep_makespans,
+                                priority_source=user.get(prio),
                             )
 
     # ---------------------------------------------------------------------- identity
@@ -308,6 +318,8 @@ class CampaignSpec:
             "keep_makespans": self.keep_makespans,
             "max_failures": self.max_failures,
             "sources": [s.to_dict() for s in self.sources],
+            # a user's rule: the SHA-256 of its source file (a changed file is a different campaign)
+            **({"policy_sources": {src.ref: src.digest for src in self.policy_sources}} if self.policy_sources else {}),
         }
 
     def digest(self) -> str:
@@ -382,14 +394,14 @@ def rigid_spec_from_dict(data: Any, where: str = "spec", base: str | Path = ".",
         raise CampaignError(f"{where}: expected a table")
     data = {k: v for k, v in data.items() if not (k == "simulator" and v == "rigid")}
     known = {f.name for f in fields(CampaignSpec)} | {"source"}
-    known.discard("sources")
+    known -= {"sources", "policy_base", "policy_sources"}
     kw = table_kwargs(data, where, known, ("heuristics", "priorities", "qbar", "P"),
                       (("scenarios", int), ("seed", int), ("name", str), ("keep_makespans", bool),
                        ("max_failures", (int, float))))
     kw["sources"] = tuple(_source_from_dict(s, f"{where}: source[{i}]", Path(base), traces_dir)
                           for i, s in enumerate(kw.pop("source")))
     kw.setdefault("heuristics", ())
-    return CampaignSpec(**kw)
+    return CampaignSpec(**kw, policy_base=str(base))
 
 
 def load_spec(path: str | Path, *, traces_dir: str | None = None) -> Any:

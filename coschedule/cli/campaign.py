@@ -432,7 +432,8 @@ def _filters(args: argparse.Namespace, simulator: str) -> list[tuple[str, str, A
     if args.P is not None:
         out.append((f"--P {args.P}", "P_grid", lambda v: v == args.P, ("rigid",)))
     if args.priority is not None:
-        out.append((f"--priority {args.priority}", "priority", lambda v: v == args.priority.upper(), ("rigid",)))
+        out.append((f"--priority {args.priority}", "priority", lambda v: v in (args.priority, args.priority.upper()),
+                    ("rigid",)))
     if args.heuristics:
         heur = {h.strip().lower() for h in args.heuristics.split(",")}
         out.append((f"--heuristic {args.heuristics}", "heuristic", lambda v: v in heur, ("rigid",)))

@@ -225,3 +225,30 @@ def test_a_torus_campaign_with_users_policies_on_one_and_two_workers(tmp_path: P
     picture = tmp_path / "t.png"  # a user's policy gets a colour of its own (it had none: KeyError)
     assert run(capsys, "report", one, "--plot", picture, "--figure", "slowdown-failures")[0] == 0
     assert picture.read_bytes()[:4] == b"\x89PNG"
+
+
+def test_a_rigid_campaign_with_a_users_priority_rule(tmp_path: Path, capsys) -> None:
+    """A rigid spec's priorities take a user's rule (FILE.py:FUNCTION, from the spec's folder):
+    an LPT of one's own gives the built-in LPT's ratios cell for cell, on 1 and 2 workers;
+    report filters it by its name."""
+    (tmp_path / "rules.py").write_text("def longest_first(instance, rng):\n    return -instance.times\n",
+                                       encoding="utf-8")
+    spec = tmp_path / "r.toml"
+    spec.write_text('name = "rules"\nheuristics = ["r-list-0", "r-shelf-nb"]\npriorities = ["LPT", '
+                    '"rules.py:longest_first"]\nqbar = [0.0, 0.3]\nscenarios = 40\nseed = 2\n\n'
+                    '[[source]]\nkind = "synthetic"\nsets = 2\nn = 12\nprocs = [1, 32]\ntimes = [10, 100]\n'
+                    'P = 64\n', encoding="utf-8")
+    one, two = tmp_path / "one.sqlite", tmp_path / "two.sqlite"
+    code, _, err = run(capsys, "simulate", spec, "--db", one, "--workers", "1")
+    assert code == 0, err
+    assert run(capsys, "simulate", spec, "--db", two, "--workers", "2")[0] == 0
+    with ResultStore.open(one) as store:
+        rows = {r["id"]: r for r in store.rows()}
+    with ResultStore.open(two) as store:
+        assert {r["id"]: r["mean_ratio"] for r in store.rows()} == {k: r["mean_ratio"] for k, r in rows.items()}
+    mine = {k.replace("|rules.py:longest_first", "|LPT"): r["mean_ratio"] for k, r in rows.items()
+            if r["priority"] == "rules.py:longest_first"}
+    lpt = {k: r["mean_ratio"] for k, r in rows.items() if r["priority"] == "LPT"}
+    assert len(mine) == 8 and mine == lpt
+    code, out, _ = run(capsys, "report", one, "--priority", "rules.py:longest_first", "--json")
+    assert code == 0 and {g["priority"] for g in json.loads(out)["groups"]} == {"rules.py:longest_first"}

@@ -42,7 +42,8 @@ def simulate_rigid_cell(cell: Cell, backend: str = "auto") -> dict[str, Any]:
 
     t0 = time.perf_counter()
     inst, failures, prio_rng = cell_inputs(cell)
-    T = makespans(inst, failures, cell.heuristic, priority=cell.priority, seed=prio_rng, backend=backend)
+    T = makespans(inst, failures, cell.heuristic, priority=cell.priority_source or cell.priority, seed=prio_rng,
+                  backend=backend)
     L = lower_bounds(inst, failures)
     ratio = T / L
     row: dict[str, Any] = {
