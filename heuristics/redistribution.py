@@ -39,18 +39,67 @@ At a failure of the longest application ``f`` (§1.5.3)
 
 The pseudo-code of these heuristics is in the authors' report RR-8795, which we could not
 read; the choices above follow the text of §1.5 (``docs/redistribution.md``).
+
+Your own decisions
+------------------
+``--at-end`` and ``--at-failure`` (``run_pack(at_end=..., at_failure=...)``,
+:class:`PackRedistribution`) also take a class that is not built in, named
+``path/to/file.py:Class``, ``package.module:Class`` or by an installed package's entry point in
+``coschedule.policies.redistribution`` (:mod:`coschedule.plugins`, docs/own-policy.md; a built-in
+name wins over a registered one). Its constructor takes no argument; one object is made per run
+(one for both when the same reference is given to both: it then needs both methods). The
+simulator (:class:`~coschedule.redistribution.simulation.PackSimulation`, a Python event loop)
+calls, on the object given to
+
+* ``--at-end``: ``on_end(sim, t, ended)`` once per instant ``t`` at which applications end
+  (``ended``: their indices; their processors are free now) while others still run;
+* ``--at-failure``: ``on_failure(sim, t, app)`` when a failure strikes ``app`` while it computes
+  and ``app`` is then the longest (largest expected finish) of the running applications
+  (§1.5.1); ``sim.faulty`` is ``app``, rolled back to its last checkpoint: it pays its downtime
+  and recovery whatever is decided.
+
+What it reads: ``sim.candidates(t)`` (the applications that may take part, as arrays ``(ids,
+counts, remaining fractions, bases, expected finishes)``), ``sim.eligible(t)`` (their indices),
+``sim.value(i, k, t, alpha=None)`` (``i``'s expected finish on ``k`` processors from ``t``, the
+redistribution and the checkpoint included), ``sim.can_grow(i, k)`` (``k + 2 <= j_max``, 1.8),
+``sim.free_count()``, ``sim.k[i]`` (counts), ``sim.alpha_now(i, t)``, ``sim.done[i]``,
+``sim.faulty`` (-1 at an end), ``sim.pack`` (``n``, ``p``, ``min_procs``), ``sim.res`` and
+``sim.model`` (:class:`~coschedule.redistribution.model.PackModel`). All of it is read-only:
+never assign to ``sim``'s attributes nor write into its arrays (the run is checked afterwards by
+:func:`~coschedule.redistribution.validate.validate_pack_run`).
+
+The one action: ``sim.redistribute({app: new_count, ...})``, every change of the decision in one
+call; doing nothing keeps every count. Its rules: each application is one of
+``sim.eligible(t)`` and not already redistributed in this decision, each count a whole even
+number at least its ``min_procs``, and the new counts fit in the free processors plus those the
+others give back. A broken rule is a one-line :class:`~coschedule.errors.PolicyError` naming the
+policy, ``t``, the application and the rule; an exception of the class is one line naming its
+file, line and ``t`` (:func:`coschedule.plugins.raised`); a class without the method it is given
+for, one line. The built-in decisions are :func:`end_local`, :func:`rebuild` and
+:func:`shortest_applications_first` (or a subclass of :class:`PackRedistribution`). The run's
+``policy`` names the reference where a built-in's name would be: ``EndGreedy+my.py:Greedy``.
 """
 
 from __future__ import annotations
 
+import copy
 import heapq
 import math
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
 
 import numpy as np
 
-from coschedule.errors import InvalidInstance, unknown_name
+from coschedule import plugins
+from coschedule.errors import (
+    CoscheduleError,
+    InvalidInstance,
+    InvalidSchedule,
+    PolicyError,
+    unknown_name,
+)
 from coschedule.jit import njit
 from coschedule.redistribution.kernels import (
     k_can_grow,
@@ -60,7 +109,8 @@ from coschedule.redistribution.kernels import (
 )
 from coschedule.redistribution.model import MalleablePack, PackModel, Resilience
 from coschedule.redistribution.options import AT_END, AT_FAILURE
-from coschedule.redistribution.simulation import PackResult, PackSimulation
+from coschedule.redistribution.simulation import PackResult, PackSimulation, RuleBroken
+from coschedule.redistribution.validate import validate_pack_run
 from coschedule.rng import Seed
 from coschedule.sim.failures import FailureTrace, poisson_failures
 
@@ -68,8 +118,14 @@ __all__ = [
     "AT_END",
     "AT_FAILURE",
     "PackRedistribution",
+    "decision_name",
+    "decision_source",
+    "end_local",
+    "rebuild",
     "resilient_optimal_1_pack",
     "run_pack",
+    "shortest_applications_first",
+    "unknown_decision",
 ]
 
 _NAMES = {"none": "none", "local": "EndLocal", "greedy": "EndGreedy", "saf": "ShortestApplicationsFirst",
@@ -198,33 +254,133 @@ def greedy_rebuild(ids, jcur, kmin, alpha, base, tucur, pairs, ver, jexact, p_ev
 
 # ------------------------------------------------------------------ the policies
 
+#: what ``at_end`` and ``at_failure`` take: a built-in name, a user's reference or its resolved source
+Decision = str | plugins.PolicySource
+
+_AT = {"end": (AT_END, "--at-end", "on_end", "on_end(sim, t, ended)"),
+       "failure": (AT_FAILURE, "--at-failure", "on_failure", "on_failure(sim, t, app)")}
+
+
+def unknown_decision(name: str, at: str) -> CoscheduleError:
+    """The one-line error of a name (``at``: ``"end"`` or ``"failure"``) that is neither built in
+    nor a user's class."""
+    names, option, _, _ = _AT[at]
+    err = unknown_name(f"{at} heuristic", str(name), names, context=f"({option})")
+    return type(err)(f"{err}; or your own: FILE.py:CLASS, MODULE:CLASS (coschedule policies)")
+
+
+def decision_source(name: Decision, at: str, *, base: str | Path = ".") -> plugins.PolicySource | None:
+    """``name`` (given to ``--at-end`` if ``at`` is ``"end"``, ``--at-failure`` if ``"failure"``)
+    as a user's class (:func:`coschedule.plugins.resolve`, kind ``redistribution``; ``base``: where
+    a relative file is read from; a resolved source, as a campaign's cell carries it, is itself),
+    None for a built-in name (any case; it wins over a registered one). An unknown name is a
+    one-line error (:func:`unknown_decision`)."""
+    if isinstance(name, plugins.PolicySource):
+        return name
+    if isinstance(name, str) and name.lower() in _AT[at][0]:
+        return None
+    src = plugins.resolve(name, "redistribution", base=base) if isinstance(name, str) else None
+    if src is None:
+        raise unknown_decision(name, at)
+    return src
+
+
+def decision_name(name: Decision, at: str) -> str:
+    """The name of a decision in results: the paper's (``EndLocal``...) for a built-in, the
+    reference as written for a user's class."""
+    if isinstance(name, plugins.PolicySource):
+        return name.ref
+    key = name.lower() if isinstance(name, str) else name
+    return _NAMES[key] if key in _AT[at][0] else str(name)
+
+
+def _same(a: plugins.PolicySource, b: plugins.PolicySource) -> bool:
+    return (a.origin, a.target, a.attr, a.digest) == (b.origin, b.target, b.attr, b.digest)
+
+
+def _ask(src: plugins.PolicySource, method: Callable[..., Any], sim: PackSimulation, t: float, arg: Any) -> None:
+    """A user's decision: its exceptions and the rules it breaks, one line naming it."""
+    try:
+        method(sim, t, arg)
+    except RuleBroken as e:
+        raise PolicyError(f"policy {src.ref!r} at t = {e.time:g} s: {e.rule}") from None
+    except Exception as e:  # the user's code raised: one line, where in their file
+        raise plugins.raised(src, e, t) from e
+
+
 @dataclass
 class PackRedistribution:
     """The policy of a pack simulation: ``at_end`` in :data:`AT_END`, ``at_failure`` in
-    :data:`AT_FAILURE` (module docstring)."""
+    :data:`AT_FAILURE` (module docstring), or either a user's class (module docstring, "Your own
+    decisions"; ``base``: where a relative file is read from)."""
 
-    at_end: str = "none"
-    at_failure: str = "none"
+    at_end: Decision = "none"
+    at_failure: Decision = "none"
+    base: str | Path = field(default=".", repr=False, compare=False)
 
     def __post_init__(self) -> None:
-        if self.at_end not in AT_END:
-            raise unknown_name("end heuristic", self.at_end, AT_END, context="(--at-end)")
-        if self.at_failure not in AT_FAILURE:
-            raise unknown_name("failure heuristic", self.at_failure, AT_FAILURE, context="(--at-failure)")
+        self._src_end = decision_source(self.at_end, "end", base=self.base)
+        self._src_failure = decision_source(self.at_failure, "failure", base=self.base)
+        if self._src_end is None:
+            self.at_end = str(self.at_end).lower()
+        if self._src_failure is None:
+            self.at_failure = str(self.at_failure).lower()
+        self._make()
+
+    def _make(self) -> None:
+        """New objects of the users' classes (one for both when the same class is given to both)."""
+        end, fail = self._src_end, self._src_failure
+        self._user_end: Any = None
+        self._user_failure: Any = None
+        if end is not None and fail is not None and _same(end, fail):
+            self._user_end = self._user_failure = plugins.instantiate(
+                end, {}, {}, ("on_end", "on_failure"), "given to both --at-end and --at-failure, a class has "
+                "on_end(sim, t, ended) and on_failure(sim, t, app) (coschedule docs redistribution)")
+            return
+        for src, at in ((end, "end"), (fail, "failure")):
+            if src is not None:
+                _, option, method, call = _AT[at]
+                obj = plugins.instantiate(src, {}, {}, (method,), f"given to {option}, a class has {call} "
+                                          "(coschedule docs redistribution)")
+                setattr(self, f"_user_{at}", obj)
+
+    def fresh(self) -> PackRedistribution:
+        """The same decisions with new objects of the users' classes, for a new run."""
+        other = copy.copy(self)
+        if self.user:
+            other._make()
+        return other
+
+    @property
+    def user(self) -> str:
+        """The references of the users' classes, joined by ``" and "`` ("" for built-ins only)."""
+        refs = dict.fromkeys(s.ref for s in (self._src_end, self._src_failure) if s is not None)
+        return " and ".join(refs)
+
+    @property
+    def sources(self) -> dict[str, plugins.PolicySource]:
+        """``at_end`` and ``at_failure`` -> the user's class's source, when it is one."""
+        return {k: s for k, s in (("at_end", self._src_end), ("at_failure", self._src_failure)) if s is not None}
 
     @property
     def name(self) -> str:
-        return f"{_NAMES[self.at_end]}+{_NAMES[self.at_failure]}"
+        return f"{decision_name(self.at_end, 'end')}+{decision_name(self.at_failure, 'failure')}"
 
     # PackPolicy (coschedule.redistribution.simulation)
     def on_end(self, sim: PackSimulation, t: float, ended: Sequence[int]) -> None:
-        if self.at_end == "local":
+        if self._user_end is not None:
+            assert self._src_end is not None
+            _ask(self._src_end, self._user_end.on_end, sim, t, ended)
+        elif self.at_end == "local":
             end_local(sim, t)
         elif self.at_end == "greedy":
             rebuild(sim, t)
 
     def on_failure(self, sim: PackSimulation, t: float, app: int) -> None:
-        if self.at_failure == "saf":
+        if self._user_failure is not None:
+            assert self._src_failure is not None
+            _ask(self._src_failure, self._user_failure.on_failure, sim, t, app)
+        elif self.at_failure == "saf":
             shortest_applications_first(sim, t, app)
         elif self.at_failure == "iterated":
             rebuild(sim, t)
@@ -315,28 +471,60 @@ def shortest_applications_first(sim: PackSimulation, t: float, f: int) -> None:
     sim.redistribute(alloc)
 
 
-def run_pack(pack: MalleablePack, res: Resilience | None = None, *, at_end: str = "none", at_failure: str = "none",
-             failures: FailureTrace | None = None, seed: Seed = None, initial: Sequence[int] | None = None,
-             fault_free: bool = False) -> PackResult:
+def run_pack(pack: MalleablePack, res: Resilience | None = None, *, at_end: Decision = "none",
+             at_failure: Decision = "none", failures: FailureTrace | None = None, seed: Seed = None,
+             initial: Sequence[int] | None = None, fault_free: bool = False, base: str | Path = ".") -> PackResult:
     """Simulate ``pack`` under ``res`` with the given heuristics, from Resilient Optimal-1-pack
     (or ``initial``). Failures: ``failures`` (a trace over the ``p`` processors), else Poisson
     failures of MTBF ``res.node_mtbf`` per processor from ``seed`` (:func:`~coschedule.sim.
     failures.poisson_failures`, drawn over a horizon that is doubled, with the same seed, until
     the run ends inside it), none if ``fault_free`` or the MTBF is infinite. The trace the run
-    saw is ``result.trace``, and a drawn trace's horizon ``result.trace_horizon``."""
+    saw is ``result.trace``, and a drawn trace's horizon ``result.trace_horizon``.
+
+    ``at_end`` and ``at_failure`` may name a user's class (module docstring, "Your own
+    decisions"; ``base``: where a relative file is read from), or be its resolved
+    :class:`~coschedule.plugins.PolicySource` (as a campaign's cell carries it): a new object of it for each run
+    the horizon's doubling makes, its run checked by
+    :func:`~coschedule.redistribution.validate.validate_pack_run` (a failed check, an exception,
+    a broken rule: one line naming it)."""
     res = res if res is not None else Resilience()
-    policy = PackRedistribution(at_end, at_failure)
+    policy = PackRedistribution(at_end, at_failure, base=base)
     model = PackModel(pack, res)
     sigma = resilient_optimal_1_pack(pack, model=model) if initial is None else np.asarray(initial)
     if failures is not None or fault_free or res.rate == 0:
         trace = None if fault_free else failures
-        out = PackSimulation(pack, res, policy, sigma, trace, model=model).run()
-        return out
+        return _checked(policy, _simulate(policy, PackSimulation(pack, res, policy, sigma, trace, model=model)))
     horizon = 2.0 * float(np.max(model.expected(np.arange(pack.n), sigma, 1.0)))
     while True:
         trace = poisson_failures(pack.p, node_mtbf=res.node_mtbf, horizon=horizon, downtime=res.downtime, seed=seed)
-        out = PackSimulation(pack, res, policy, sigma, trace, model=model).run()
+        out = _simulate(policy, PackSimulation(pack, res, policy, sigma, trace, model=model))
         if out.makespan < horizon:
             out.trace_horizon = horizon
-            return out
+            return _checked(policy, out)
         horizon *= 2.0
+        policy = policy.fresh()
+
+
+def _simulate(policy: PackRedistribution, sim: PackSimulation) -> PackResult:
+    """``sim``'s run; with a user's decisions, anything that goes wrong is one line naming them."""
+    if not policy.user:
+        return sim.run()
+    try:
+        return sim.run()
+    except CoscheduleError:
+        raise
+    except Exception as e:  # outside the user's calls: the state they were given was changed
+        raise PolicyError(f"policy {policy.user!r}: the simulation failed at t = {sim.now:g} s with "
+                          f"{type(e).__name__}: {' '.join(str(e).split())} (the simulation's state is read-only: "
+                          "act only through sim.redistribute)") from e
+
+
+def _checked(policy: PackRedistribution, out: PackResult) -> PackResult:
+    """``out``, checked by the validator when a user's class decided."""
+    if policy.user:
+        try:
+            validate_pack_run(out, failures=out.trace)
+        except InvalidSchedule as e:
+            raise PolicyError(f"policy {policy.user!r}: its run is invalid: {e} (the simulation's state is "
+                              "read-only: act only through sim.redistribute)") from None
+    return out

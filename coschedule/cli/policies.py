@@ -18,7 +18,7 @@ HELP_ORDER = 85
 _TAKEN_BY = {
     "batch": "coschedule batch --policy NAME; coschedule simulate (simulator = \"batch\", policies = [...])",
     "torus": "coschedule torus simulate --policy NAME; coschedule simulate (simulator = \"torus\", policies = [...])",
-    "redistribution": "coschedule redistrib --at-end NAME --at-failure NAME",
+    "redistribution": "coschedule redistrib --at-end NAME --at-failure NAME (your own: a class with on_end / on_failure)",
     "priority": "coschedule run HEURISTIC --priority NAME; coschedule simulate (rigid: priorities = [...])",
 }
 
@@ -109,9 +109,6 @@ def cmd_policies(args: argparse.Namespace) -> int:
         width = max(len(n) for n, _ in rows)
         for n, d in rows:
             print(f"  {n:<{width}}  {d}")
-        if kind == "redistribution":  # its decisions run inside the compiled pack simulation
-            print("  your own: not yet (docs/own-policy.md says what it would take)")
-            continue
         what = "FUNCTION" if kind == "priority" else "CLASS"
         print(f"  your own: FILE.py:{what} or MODULE:{what}, or a package's entry point in {GROUPS[kind]}"
               + ("" if registered(kind) else " (none installed)"))

@@ -81,6 +81,22 @@ def _check(args: argparse.Namespace) -> None:
         raise CoscheduleError("--failures-out writes drawn failures: it cannot go with --failures or --fault-free")
 
 
+def _decisions(args: argparse.Namespace) -> dict[str, Any]:
+    """``--at-end`` and ``--at-failure``: a built-in name (any case; folded) or a user's class
+    (``FILE.py:CLASS``, ``MODULE:CLASS``, a registered name): ``at_end`` / ``at_failure`` -> its
+    source for the users' classes. An unknown name is one line, before the pack is read."""
+    from coschedule.heuristics.redistribution import decision_source
+
+    sources = {}
+    for key, at in (("at_end", "end"), ("at_failure", "failure")):
+        src = decision_source(getattr(args, key), at)
+        if src is None:
+            setattr(args, key, getattr(args, key).lower())
+        else:
+            sources[key] = src
+    return sources
+
+
 def _resilience(args: argparse.Namespace) -> Any:
     from coschedule.redistribution.model import Resilience
 
@@ -104,8 +120,10 @@ def _describe_failures(args: argparse.Namespace, seed: int | None, res: Any) -> 
     return f"failures drawn with a processor MTBF of {years}, seed {seed}"
 
 
-def _policy_line(args: argparse.Namespace, result: Any) -> str:
-    return f"policy {result.policy} (--at-end {args.at_end}, --at-failure {args.at_failure})"
+def _policy_line(args: argparse.Namespace, result: Any, sources: dict[str, Any]) -> str:
+    own = "".join(f"; {s.ref} is your own ({s.origin} {s.target})"
+                  for s in {s.ref: s for s in sources.values()}.values())
+    return f"policy {result.policy} (--at-end {args.at_end}, --at-failure {args.at_failure}){own}"
 
 
 def _model_line(res: Any) -> str:
@@ -134,14 +152,15 @@ def _expected_no_redistribution(result: Any) -> float:
     return float(np.max(model.expected(ids, np.asarray(result.initial), 1.0)))
 
 
-def _print_text(args: argparse.Namespace, result: Any, seed: int | None, expected: float) -> None:
+def _print_text(args: argparse.Namespace, result: Any, seed: int | None, expected: float,
+                sources: dict[str, Any]) -> None:
     import numpy as np
 
     pack = result.pack
     k0 = np.asarray(result.initial)
     print(f"pack {pack.name or args.pack}: {pack.n} applications on {pack.p} processors; Resilient "
           f"Optimal-1-pack gives them {int(k0.min())} to {int(k0.max())} each ({int(k0.sum())} used)")
-    print(_policy_line(args, result))
+    print(_policy_line(args, result, sources))
     print(f"{_describe_failures(args, seed, result.res)}; {_model_line(result.res)}")
     hit = result.failures_hit
     rows = [
@@ -157,15 +176,22 @@ def _print_text(args: argparse.Namespace, result: Any, seed: int | None, expecte
 
 
 def _json(args: argparse.Namespace, result: Any, seed: int | None, expected: float,
-          outputs: dict[str, Any]) -> dict[str, Any]:
+          outputs: dict[str, Any], sources: dict[str, Any]) -> dict[str, Any]:
+    from coschedule.heuristics.redistribution import decision_name
+
     res = result.res
+    own = {"policy_sources": {k: {"origin": s.origin, "target": s.target, "sha256": s.digest}
+                              for k, s in sources.items()}} if sources else {}
     return {
         **result.to_json(),
         "pack": result.pack.name, "file": args.pack,
         "makespan_days": result.makespan / _DAY,
         "expected_makespan_no_redistribution": expected,
         "at_end": args.at_end, "at_failure": args.at_failure,
-        "heuristics": dict(zip(("at_end", "at_failure"), result.policy.split("+"))),  # the paper's names
+        # the paper's names (a user's class: its reference)
+        "heuristics": {"at_end": decision_name(args.at_end, "end"),
+                       "at_failure": decision_name(args.at_failure, "failure")},
+        **own,
         "resilience": {"node_mtbf": res.node_mtbf, "mtbf_years": args.mtbf_years, "c": res.c, "beta": res.beta,
                        "start": res.start, "downtime": res.downtime, "model": res.model,
                        "period_formula": res.period_formula},
@@ -200,6 +226,7 @@ def cmd_redistrib(args: argparse.Namespace) -> int:
     from .common import input_path
 
     _check(args)
+    sources = _decisions(args)
     if args.plot:
         from coschedule.plot.figure import new_figure
 
@@ -237,9 +264,9 @@ def cmd_redistrib(args: argparse.Namespace) -> int:
         outputs["plot"] = [str(p) for p in write_figure(plot_pack_run(result), args.plot)]
     expected = _expected_no_redistribution(result)
     if args.json:
-        emit_json(_json(args, result, seed, expected, outputs))
+        emit_json(_json(args, result, seed, expected, outputs, sources))
     else:
-        _print_text(args, result, seed, expected)
+        _print_text(args, result, seed, expected, sources)
     return 0
 
 
@@ -304,8 +331,6 @@ def _generate_parser() -> OneLineErrorParser:
 
 def register(sub: Any) -> None:
     from coschedule.redistribution.options import (
-        AT_END,
-        AT_FAILURE,
         DEFAULT_DOWNTIME,
         FAILURE_MODELS,
         PERIOD_FORMULAS,
@@ -314,7 +339,8 @@ def register(sub: Any) -> None:
     p = sub.add_parser(
         "redistrib", formatter_class=Formatter,
         help="simulate a pack of malleable applications under failures, with processor redistribution",
-        usage="coschedule redistrib PACK --at-end {none,local,greedy} --at-failure {none,saf,iterated}\n"
+        usage="coschedule redistrib PACK --at-end {none,local,greedy,FILE.py:CLASS}\n"
+        "                            --at-failure {none,saf,iterated,FILE.py:CLASS}\n"
         "                            [--node-mtbf T] [--failures FILE | --seed K | --fault-free] [options]\n"
         "       coschedule redistrib generate --n N --P P [--seed K] [-o PACK.json]",
         description="Simulate a pack of n malleable applications sharing p processors until the last one "
@@ -334,20 +360,23 @@ def register(sub: Any) -> None:
         "  coschedule redistrib synthetic-n20-p100 --at-end none --at-failure none --json   # the reference\n"
         "  coschedule redistrib synthetic-n20-p100 --at-end greedy --at-failure none --fault-free\n"
         "  coschedule redistrib generate --n 200 --P 2000 --seed 1 -o pack.json\n"
-        "  coschedule redistrib pack.json --at-end greedy --at-failure saf --failures f.csv --node-mtbf 10y\n",
+        "  coschedule redistrib pack.json --at-end greedy --at-failure saf --failures f.csv --node-mtbf 10y\n"
+        "  coschedule redistrib synthetic-n20-p100 --at-end greedy --at-failure my_redistrib.py:Greedy   # your own\n",
     )
     p.__class__ = _RedistribParser
     p.generate = _generate_parser()  # type: ignore[attr-defined]
     p.add_argument("pack", metavar="PACK",
                    help="a coschedule/malleable-pack file, a moldable instance, or a bundled name")
-    p.add_argument("--at-end", required=True, choices=AT_END,
-                   help="redistribution when an application ends: none, local (EndLocal, the paper's ENDMETHOD: "
-                   "the free processors to the longest application, two by two), greedy (EndGreedy: Algorithm 1 "
-                   "again with the costs)")
-    p.add_argument("--at-failure", required=True, choices=AT_FAILURE,
+    own = ("; or your own: FILE.py:CLASS, MODULE:CLASS, or a name an installed package registers, a class with "
+           "{} (`coschedule docs redistribution`)")
+    p.add_argument("--at-end", required=True, metavar="NAME",
+                   help="redistribution when an application ends: none, local (EndLocal, the "
+                   "paper's ENDMETHOD: the free processors to the longest application, two by two), greedy (EndGreedy: "
+                   "Algorithm 1 again with the costs)" + own.format("on_end(sim, t, ended)"))
+    p.add_argument("--at-failure", required=True, metavar="NAME",
                    help="redistribution when the longest application fails: none, saf "
                    "(ShortestApplicationsFirst: free processors, then the shortest applications' ones), iterated "
-                   "(IteratedGreedy: Algorithm 1 again with the costs)")
+                   "(IteratedGreedy: Algorithm 1 again with the costs)" + own.format("on_failure(sim, t, app)"))
     g = p.add_argument_group("failures (default: drawn with a processor MTBF of 100 years, seed 0)")
     g.add_argument("--node-mtbf", type=duration, default=None, metavar="T",
                    help="MTBF of one processor (seconds, or with a unit: 100y, 5y, 30d; default 100y, the paper's; "

@@ -16,7 +16,7 @@ is what the heuristics compare ("the longest application").
 
 Events
 ------
-* **End** of applications: their processors become free; the policy's :meth:`PackPolicy.at_end`
+* **End** of applications: their processors become free; the policy's :meth:`PackPolicy.on_end`
   may redistribute free processors (and, for EndGreedy, others').
 * **Failure** of processor ``x`` (from the trace): ignored if ``x`` is free, or if its
   application is between an event and its ``t_lastR`` (downtime, recovery, redistribution, the
@@ -31,7 +31,7 @@ Events
   the application rolls back to its last checkpoint: ``alpha_f`` grows back by the work done
   since it (§1.3.5, 1.); without redistribution ``t_lastR_f = t + D + R_{f,j}`` and its period
   starts afresh (the paper does not say; our choice). The policy's
-  :meth:`PackPolicy.at_failure` is called only if the faulty application is then the longest
+  :meth:`PackPolicy.on_failure` is called only if the faulty application is then the longest
   (largest ``t^U``) of the running ones (§1.5.1).
 
 Redistribution (:meth:`PackSimulation.redistribute`)
@@ -82,10 +82,27 @@ from coschedule.redistribution.model import MalleablePack, PackModel, Resilience
 from coschedule.sim.events import Event, EventKind, EventQueue
 from coschedule.sim.failures import FailureTrace
 
-__all__ = ["PHASE_KINDS", "PackFailure", "PackPhase", "PackPolicy", "PackResult", "PackSimulation"]
+__all__ = ["PHASE_KINDS", "PackFailure", "PackPhase", "PackPolicy", "PackResult", "PackSimulation", "RuleBroken"]
 
 #: the kinds of :class:`PackPhase`, in the order of a transition
 PHASE_KINDS = ("compute", "downtime", "recovery", "redistribution", "checkpoint")
+
+
+class RuleBroken(InvalidSchedule):
+    """A decision broke a rule of :meth:`PackSimulation.redistribute` at simulated ``time``:
+    ``rule`` says which (the application and the rule)."""
+
+    def __init__(self, time: float, rule: str) -> None:
+        super().__init__(f"redistribution at t = {time:g} s: {rule}")
+        self.time, self.rule = time, rule
+
+    def __reduce__(self) -> tuple[type, tuple[float, str]]:  # pickled by a campaign's worker
+        return type(self), (self.time, self.rule)
+
+
+def _whole(x: object) -> bool:
+    """An application index or a count: an ``int`` or a numpy integer (not a bool, not a float)."""
+    return isinstance(x, (int, np.integer)) and not isinstance(x, (bool, np.bool_))
 
 
 @dataclass(frozen=True)
@@ -164,7 +181,8 @@ class PackResult:
 
 
 class PackPolicy(Protocol):
-    """The decisions of a pack simulation (:mod:`coschedule.heuristics.redistribution`)."""
+    """The decisions of a pack simulation (:mod:`coschedule.heuristics.redistribution`, whose
+    docstring's "Your own decisions" says what a user's class reads and does)."""
 
     name: str
 
@@ -242,6 +260,7 @@ class PackSimulation:
         self._fault_alpha = 0.0
         self._fault_base = 0.0
         self._decided = False
+        self._moved: set[int] = set()  # the applications redistributed in the current decision
         self.ver = np.array(pack.min_procs, dtype=np.int64)
         self.jexact = np.zeros(n, dtype=np.int64)
         for i in range(n):
@@ -357,23 +376,39 @@ class PackSimulation:
 
     # ------------------------------------------------------------------ decisions
     def redistribute(self, alloc: Mapping[int, int]) -> None:
-        """Give each application of ``alloc`` its new count at the current instant (module
-        docstring). Unchanged counts are ignored. Raises :class:`InvalidSchedule` for an
-        application that may not take part, an odd count, one below the minimum, or too few
-        processors."""
+        """Give each application of ``alloc`` (``{application: new count}``) its new count at the
+        current instant (module docstring); unchanged counts are ignored. The one action of a
+        policy. Raises :class:`RuleBroken` (nothing changed) for an application that is not one
+        of the pack's or may not take part (:meth:`eligible`, or already redistributed in this
+        decision), a count that is not a whole even number at least its minimum, or too few free
+        processors for the new counts."""
         t = self.now
-        changed = {int(i): int(k) for i, k in alloc.items() if int(k) != int(self.k[int(i)])}
+        if not isinstance(alloc, Mapping):
+            raise RuleBroken(t, f"redistribute takes {{application: new count}}, not a {type(alloc).__name__}")
+        changed: dict[int, int] = {}
+        for i, k in alloc.items():
+            if not _whole(i) or not 0 <= int(i) < self.n:
+                raise RuleBroken(t, f"there is no application {i!r} (the pack has 0..{self.n - 1})")
+            if not _whole(k):
+                raise RuleBroken(t, f"application {int(i)} cannot get {k!r} processors: not a whole number")
+            if int(k) != int(self.k[int(i)]):
+                changed[int(i)] = int(k)
         if not changed:
             return
         elig = set(self.eligible(t).tolist())
         for i, k in changed.items():
-            if i not in elig:
-                raise InvalidSchedule(f"redistribution at t={t:g}: application {i} may not take part")
-            if k % 2 or k < self.pack.min_procs[i]:
-                raise InvalidSchedule(f"redistribution at t={t:g}: application {i} cannot get {k} processors")
+            if i not in elig or i in self._moved:
+                raise RuleBroken(t, f"application {i} may not take part: {self._why_not(i, t)}")
+            if k % 2:
+                raise RuleBroken(t, f"application {i} cannot get {k} processors: an odd count (processors go in "
+                                    "buddy pairs)")
+            if k < self.pack.min_procs[i]:
+                raise RuleBroken(t, f"application {i} cannot get {k} processors: its minimum is "
+                                    f"{self.pack.min_procs[i]}")
         need = sum(k - int(self.k[i]) for i, k in changed.items())
         if need > len(self.free):
-            raise InvalidSchedule(f"redistribution at t={t:g}: needs {need} more processors, {len(self.free)} free")
+            raise RuleBroken(t, f"the new counts need {need} more processors but {len(self.free)} are free")
+        self._moved.update(changed)
         alphas = {i: self.alpha_now(i, t) for i in changed}
         olds = {i: int(self.k[i]) for i in changed}
         for i in changed:  # close the work on the processors it had
@@ -410,6 +445,18 @@ class PackSimulation:
             self._schedule(i, s + rc + c, alphas[i])
             self.changes[i] += 1
         self.redistributions += 1
+
+    def _why_not(self, i: int, t: float) -> str:
+        """Why application ``i`` may not take part in a redistribution at ``t`` (:meth:`eligible`)."""
+        if self.done[i]:
+            return "it has ended"
+        if i in self._moved:
+            return "it was redistributed already in this decision (give every count in one redistribute call)"
+        if self.t_last[i] > t:
+            return (f"it sits out until t = {self.t_last[i]:g} s (its downtime, recovery or redistribution and "
+                    "checkpoint are not over)")
+        return (f"it ends at t = {self.end[i]:g} s, before the struck application {self.faulty} could start a "
+                f"redistribution (t = {self._fault_base:g} s)")
 
     # ------------------------------------------------------------------ records
     def _add(self, i: int, kind: str, start: float, end: float, alpha: float, outcome: str = "",
@@ -466,6 +513,7 @@ class PackSimulation:
                 self._finish(i, t)
             remaining -= len(ended)
             if ended and remaining:
+                self._moved = set()
                 self.policy.on_end(self, t, ended)
             for e in events:
                 if e.kind == EventKind.FAILURE and remaining:
@@ -523,6 +571,7 @@ class PackSimulation:
         others[i] = False
         longest = not others.any() or tU_f >= float(self.tU[others].max())
         if longest:
+            self._moved = set()
             self.policy.on_failure(self, t, i)
         if not self._decided:  # no redistribution for it: recover on its processors
             self._close_compute(i, t, alpha_f, "failed")

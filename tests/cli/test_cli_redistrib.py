@@ -280,8 +280,12 @@ def test_bad_packs_are_one_line(capsys, tmp_path: Path, data: object, message: s
 
 
 @pytest.mark.parametrize("argv, message", [
-    (["--at-end", "gredy", "--at-failure", "none"], "argument --at-end: invalid choice: 'gredy'"),
-    (["--at-end", "none", "--at-failure", "shortest"], "argument --at-failure: invalid choice: 'shortest'"),
+    (["--at-end", "gredy", "--at-failure", "none"],
+     ("unknown end heuristic 'gredy' (--at-end) (did you mean 'greedy'?); valid: greedy, local, none; or your own: "
+      "FILE.py:CLASS, MODULE:CLASS (coschedule policies)\n")),
+    (["--at-end", "none", "--at-failure", "shortest"],
+     ("unknown failure heuristic 'shortest' (--at-failure); valid: iterated, none, saf; or your own: FILE.py:CLASS, "
+      "MODULE:CLASS (coschedule policies)\n")),
     (["--at-end", "none"], "the following arguments are required: --at-failure"),
     (["--at-end", "none", "--at-failure", "none", "--mtbf-years", "-5"],
      "argument --mtbf-years: expected a positive number, got -5"),
