@@ -265,6 +265,7 @@ def names_and_policies(values: Sequence[Any], valid: Sequence[str], kind: str, w
         if src is None:
             err = unknown_name(what, str(v), valid)
             raise CampaignError(f"{err}; or your own: FILE.py:CLASS, MODULE:CLASS (coschedule policies)")
+        plugins.load(src)  # a file that does not load, or has no such class, is said before the first cell
         out.append(v)
         users.append(src)
     return out, tuple(users)

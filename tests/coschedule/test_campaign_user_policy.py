@@ -252,3 +252,69 @@ def test_a_rigid_campaign_with_a_users_priority_rule(tmp_path: Path, capsys) -> 
     assert len(mine) == 8 and mine == lpt
     code, out, _ = run(capsys, "report", one, "--priority", "rules.py:longest_first", "--json")
     assert code == 0 and {g["priority"] for g in json.loads(out)["groups"]} == {"rules.py:longest_first"}
+
+
+REDISTRIB_SPEC = """\
+name = "mine-pack"
+simulator = "redistrib"
+variants = ["faulty", "local+saf", "local+mine.py:SameSAF", "mine.py:Longest+saf"]
+n = [10]
+p = [100]
+mtbf_years = [2]
+runs = 2
+"""
+
+REDISTRIB_POLICY = """\
+from coschedule.heuristics.redistribution import shortest_applications_first
+
+
+class SameSAF:
+    '''ShortestApplicationsFirst, as a user's class: it changes nothing.'''
+
+    def on_failure(self, sim, t, app):
+        shortest_applications_first(sim, t, app)
+
+
+class Longest:
+    '''At an end, the free processors go two by two to the longest application while it can grow.'''
+
+    def on_end(self, sim, t, ended):
+        ids, counts, _, _, finishes = sim.candidates(t)
+        if len(ids) == 0:
+            return
+        i = int(ids[finishes.argmax()])
+        k = int(sim.k[i])
+        free = sim.free_count()
+        while free >= 2 and sim.can_grow(i, k):
+            k, free = k + 2, free - 2
+        sim.redistribute({i: k})
+"""
+
+
+def test_a_redistrib_campaign_with_users_decisions(tmp_path: Path, capsys) -> None:
+    """A redistrib spec's variants take END+FAILURE with a user's class on a side: one that calls
+    the built-in SAF gives local+saf's numbers run for run, one of one's own runs (validated);
+    1 and 2 workers agree; report lists them."""
+    (tmp_path / "mine.py").write_text(REDISTRIB_POLICY, encoding="utf-8")
+    spec = tmp_path / "p.toml"
+    spec.write_text(REDISTRIB_SPEC, encoding="utf-8")
+    one, two = tmp_path / "one.sqlite", tmp_path / "two.sqlite"
+    code, _, err = run(capsys, "simulate", spec, "--db", one, "--workers", "1")
+    assert code == 0, err
+    assert run(capsys, "simulate", spec, "--db", two, "--workers", "2")[0] == 0
+
+    def ratios(db: Path, variant: str) -> dict[int, float]:
+        with ResultStore.open(db) as store:
+            return {r["run"]: r["ratio"] for r in store.rows() if r["variant"] == variant}
+
+    assert ratios(one, "local+mine.py:SameSAF") == ratios(one, "local+saf") and len(ratios(one, "local+saf")) == 2
+    assert ratios(one, "mine.py:Longest+saf") == ratios(two, "mine.py:Longest+saf")
+    assert len(ratios(one, "mine.py:Longest+saf")) == 2
+    with sqlite3.connect(one) as conn:
+        stored = json.loads(dict(conn.execute("SELECT key, value FROM meta").fetchall())["spec"])
+    assert set(stored["policy_sources"]) == {"mine.py:SameSAF", "mine.py:Longest"}
+    code, out, _ = run(capsys, "report", one)
+    assert code == 0 and "mine.py:Longest+saf" in out
+    spec.write_text(REDISTRIB_SPEC.replace("mine.py:Longest+saf", "mine.py:Nope+saf"), encoding="utf-8")
+    code, _, err = run(capsys, "simulate", spec, "--db", tmp_path / "x.sqlite", "--dry-run")
+    assert code == 2 and "mine.py has no 'Nope' (it defines Longest, SameSAF)" in err

@@ -62,9 +62,10 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
-from coschedule.campaign.sources import CampaignError, _crc, canonical_names, table_kwargs
+from coschedule.campaign.sources import CampaignError, _crc, table_kwargs
 from coschedule.campaign.spec import SPEC_FORMAT, SPEC_VERSION
 from coschedule.campaign.store import ResultSchema
+from coschedule.errors import unknown_name
 
 if TYPE_CHECKING:  # numba-compiled modules: not before a cell runs
     from coschedule.redistribution.model import MalleablePack, Resilience
@@ -166,6 +167,8 @@ class RedistribCell:
     downtime: float
     failure_model: str = "simulation"
     period_formula: str = "first-order"
+    #: the users' classes its variant names (coschedule.plugins.PolicySource): their files' text travels with them
+    decision_sources: tuple[Any, ...] = ()
 
     def pack(self) -> MalleablePack:
         """The run's pack: eq. (1.13) with ``m_i`` uniform integers in ``[m_inf, m_sup]``."""
@@ -183,17 +186,28 @@ class RedistribCell:
 
 
 def run_variant(pack: MalleablePack, res: Resilience, variant: str, root: int, *,
-                initial: np.ndarray | None = None) -> tuple[PackResult, FailureTrace | None]:
+                initial: np.ndarray | None = None, sources: tuple[Any, ...] = ()) -> tuple[PackResult, FailureTrace | None]:
     """One run of ``variant`` (:data:`VARIANTS`) of ``pack`` on the failures of ``root`` (module
     docstring: ``run_pack(seed=root)``), from Resilient Optimal-1-pack's allocation (or
-    ``initial``, which must be it). Returns the result and the failure trace it ran on (``None``
-    for a fault-free variant)."""
+    ``initial``, which must be it); ``sources``: the users' classes the variant names, resolved.
+    Returns the result and the failure trace it ran on (``None`` for a fault-free variant)."""
     from coschedule.heuristics.redistribution import run_pack
 
-    at_end, at_failure, fault_free = VARIANTS[variant]
-    out = run_pack(pack, res, at_end=at_end, at_failure=at_failure, seed=root, initial=initial,
-                   fault_free=fault_free)
+    at_end, at_failure, fault_free = variant_parts(variant)
+    users = {src.ref: src for src in sources}
+    out = run_pack(pack, res, at_end=users.get(at_end, at_end), at_failure=users.get(at_failure, at_failure),
+                   seed=root, initial=initial, fault_free=fault_free)
     return out, out.trace
+
+
+def variant_parts(variant: str) -> tuple[str, str, bool]:
+    """``(at_end, at_failure, fault_free)`` of a variant: one of :data:`VARIANTS`, or
+    ``END+FAILURE`` where either side is a user's class (``file.py:Class``, docs/own-policy.md)
+    or a built-in name, with failures."""
+    if variant in VARIANTS:
+        return VARIANTS[variant]
+    at_end, _, at_failure = variant.partition("+")
+    return at_end, at_failure, False
 
 
 def _validator() -> Any:
@@ -241,7 +255,7 @@ def simulate_redistrib_cell(cell: RedistribCell, backend: str = "auto") -> dict[
     res = cell.resilience()
     sigma = resilient_optimal_1_pack(pack, model=PackModel(pack, res))
     t1 = time.perf_counter()
-    result, trace = run_variant(pack, res, cell.variant, cell.failure_seed, initial=sigma)
+    result, trace = run_variant(pack, res, cell.variant, cell.failure_seed, initial=sigma, sources=cell.decision_sources)
     t2 = time.perf_counter()
     validated = _checked(cell, result, trace, "")
     key = _baseline_key(cell)
@@ -258,7 +272,7 @@ def simulate_redistrib_cell(cell: RedistribCell, backend: str = "auto") -> dict[
     while len(_BASELINES) > _BASELINES_KEPT:
         _BASELINES.popitem(last=False)
     faulty, faulty_failures = _BASELINES[key]
-    at_end, at_failure, fault_free = VARIANTS[cell.variant]
+    at_end, at_failure, fault_free = variant_parts(cell.variant)
     effects: dict[str, int] = {}
     for fl in result.failures:
         effects[fl.effect] = effects.get(fl.effect, 0) + 1
@@ -328,6 +342,10 @@ class RedistribSpec:
     failure_model: str = "simulation"
     period_formula: str = "first-order"
     name: str = "campaign"
+    #: where a user's class file named relatively is read from (the spec's folder); not a TOML key
+    policy_base: str = "."
+    #: the users' classes the variants name, resolved by :meth:`normalized`; not a TOML key
+    policy_sources: tuple[Any, ...] = ()
 
     # ------------------------------------------------------------------ normalisation, checks
 
@@ -336,7 +354,7 @@ class RedistribSpec:
         from coschedule.redistribution.model import FAILURE_MODELS, PERIOD_FORMULAS
 
         try:
-            variants = tuple(dict.fromkeys(canonical_names(self.variants, tuple(VARIANTS), "variant")))
+            variants, users = _variants(self.variants, self.policy_base)
         except CampaignError as e:
             raise CampaignError(f"variants: {e}") from None
         if not variants:
@@ -366,7 +384,7 @@ class RedistribSpec:
             c=tuple(sorted({_number(v, "c") for v in self.c})),
             runs=_count(self.runs, "runs", 1), seed=_count(self.seed, "seed", 0), m_inf=m_inf, m_sup=m_sup, f=f,
             downtime=_number(self.downtime, "downtime"), failure_model=self.failure_model,
-            period_formula=self.period_formula, name=self.name,
+            period_formula=self.period_formula, name=self.name, policy_base=self.policy_base, policy_sources=users,
         )
 
     def check(self) -> None:
@@ -422,13 +440,15 @@ class RedistribSpec:
         same pack and failure trace; ``faulty`` first when listed, so that its run is the
         baseline the others reuse)."""
         order = self._in_order()
+        users = {src.ref: src for src in self.policy_sources}
+        mine = {v: tuple(users[x] for x in variant_parts(v)[:2] if x in users) for v in order}
         for n, p, mtbf, c in self.points():
             for k in range(self.runs):
                 ps, fs = pack_seed(self.seed, n, k), failure_seed(self.seed, p, k)
                 for v in order:
                     yield RedistribCell(redistrib_cell_id(n, p, mtbf, c, k, v), n, p, mtbf, c, v, k, ps, fs,
                                         self.m_inf, self.m_sup, self.f, self.downtime, self.failure_model,
-                                        self.period_formula)
+                                        self.period_formula, mine[v])
 
     def grid_line(self) -> str:
         """The grid's size, as ``coschedule simulate --dry-run`` prints it."""
@@ -456,6 +476,8 @@ class RedistribSpec:
             "p": list(self.p), "mtbf_years": list(self.mtbf_years), "c": list(self.c), "m_inf": self.m_inf,
             "m_sup": self.m_sup, "f": self.f, "downtime": self.downtime, "failure_model": self.failure_model,
             "period_formula": self.period_formula,
+            # a user's class: the SHA-256 of its source file (a changed file is a different campaign)
+            **({"policy_sources": {src.ref: src.digest for src in self.policy_sources}} if self.policy_sources else {}),
         }
 
     def digest(self) -> str:
@@ -478,11 +500,39 @@ def redistrib_costs(spec: RedistribSpec) -> dict[str, float]:
     for cell in spec.cells():
         scale = cell.n / 1000.0 * math.sqrt(cell.p / 5000.0) * (1.0 + 5.0 / cell.mtbf_years)
         extra = 0.0 if cell.variant == "faulty" else _WEIGHTS["faulty"]
-        out[cell.id] = scale * (_WEIGHTS[cell.variant] + extra)
+        out[cell.id] = scale * (_WEIGHTS.get(cell.variant, _WEIGHTS["greedy+iterated"]) + extra)
     return out
 
 
 # ------------------------------------------------------------------------------- parsing
+
+
+def _variants(values: Any, base: str) -> tuple[tuple[str, ...], tuple[Any, ...]]:
+    """The variants as :data:`VARIANTS` spells them, or ``END+FAILURE`` with a user's class on a
+    side (:func:`variant_parts`); and the users' classes resolved (a relative file from ``base``)."""
+    from coschedule import plugins
+    from coschedule.redistribution.options import AT_END, AT_FAILURE
+
+    out: list[str] = []
+    users: dict[str, Any] = {}
+    for v in values:
+        if isinstance(v, str) and v.lower() in VARIANTS:
+            out.append(v.lower())
+            continue
+        sides = v.split("+") if isinstance(v, str) else []
+        if len(sides) != 2 or not any(plugins.is_reference(x) or plugins.registered("redistribution").get(x.lower())
+                                      for x in sides):
+            err = unknown_name("variant", str(v), tuple(VARIANTS))
+            raise CampaignError(f"{err}; or END+FAILURE with your own class on a side (e.g. local+my.py:Mine)")
+        for side, builtin in zip(sides, (AT_END, AT_FAILURE)):
+            if side.lower() not in builtin:
+                src = plugins.resolve(side, "redistribution", base=base)
+                if src is None:
+                    raise CampaignError(str(unknown_name("decision", side, builtin)))
+                plugins.load(src)  # said before the first cell: a file that does not load, no such class
+                users[src.ref] = src
+        out.append(v)
+    return tuple(dict.fromkeys(out)), tuple(users.values())
 
 
 def redistrib_spec_from_dict(data: Any, where: str = "spec", base: str | Path = ".", *,
@@ -491,7 +541,7 @@ def redistrib_spec_from_dict(data: Any, where: str = "spec", base: str | Path = 
     an error names the file and the key."""
     if not isinstance(data, dict):
         raise CampaignError(f"{where}: expected a table")
-    known = {fl.name for fl in fields(RedistribSpec)} | {"simulator"}
+    known = {fl.name for fl in fields(RedistribSpec)} - {"policy_base", "policy_sources"} | {"simulator"}
     kw = table_kwargs(data, where, known, ("variants", *AXES),
                       (("runs", int), ("seed", int), ("m_inf", (int, float)), ("m_sup", (int, float)),
                        ("f", (int, float)), ("downtime", (int, float)), ("failure_model", str),
@@ -501,7 +551,7 @@ def redistrib_spec_from_dict(data: Any, where: str = "spec", base: str | Path = 
     kw.pop("source", None)
     kw.setdefault("variants", ())
     try:
-        return RedistribSpec(**kw).normalized()
+        return RedistribSpec(**kw, policy_base=str(base)).normalized()
     except CampaignError as e:
         raise CampaignError(f"{where}: {e}") from None
 
