@@ -16,8 +16,8 @@ Names
   (``kinp/figure-1-1``), or just its file name without ``.json`` when no other bundled file has
   that name (``figure-1-1``);
 * a trace: its file name (``KTH-SP2-1996-2.1-cln.swf.gz``), or that name without ``.swf.gz``;
-* an example policy (``instances/policies/``, docs/own-policy.md): its file name without ``.py``
-  (``easy_sjf``), or with it;
+* an example policy (a module of :mod:`coschedule.examples`, docs/own-policy.md): its file name
+  without ``.py`` (``easy_sjf``), or with it;
 * a documentation page: its file name without ``.md`` (``cli``).
 
 A name given on the command line is a bundled item only when it is not an existing file: a file
@@ -64,6 +64,7 @@ __all__ = [
     "bundled_trace",
     "campaigns_dir",
     "docs_dir",
+    "examples_dir",
     "find_trace",
     "instance_path",
     "instances_dir",
@@ -113,6 +114,11 @@ def traces_dir() -> Path:
 def campaigns_dir() -> Path:
     """The bundled campaign specs (``campaigns/``)."""
     return bundled_root() / "campaigns"
+
+
+def examples_dir() -> Path:
+    """The example policies: the package :mod:`coschedule.examples` (code, in every install)."""
+    return Path(__file__).resolve().parent / "examples"
 
 
 def docs_dir() -> Path:
@@ -175,8 +181,9 @@ def list_bundled(kind: str | None = None) -> list[Bundled]:
         for p in sorted(traces_dir().iterdir(), key=lambda p: p.name.lower()):
             if p.name.endswith(_TRACE_SUFFIXES):
                 items.append(Bundled("trace", p.name, p, (_strip_trace_suffix(p.name),)))
-    if kind in (None, "policy"):  # example policies of users' own (docs/own-policy.md)
-        items += [Bundled("policy", p.stem, p, (p.name,)) for p in sorted((instances_dir() / "policies").glob("*.py"))]
+    if kind in (None, "policy"):  # example policies of users' own (docs/own-policy.md): the modules of coschedule.examples
+        items += [Bundled("policy", p.stem, p, (p.name,)) for p in sorted(examples_dir().glob("*.py"))
+                  if p.stem != "__init__"]
     if kind in (None, "doc"):
         items += [Bundled("doc", p.stem, p) for p in sorted(docs_dir().glob("*.md"), key=lambda p: p.stem)]
     return items

@@ -192,7 +192,7 @@ def test_own_policy_tutorial_runs_as_written_from_an_empty_folder(tmp_path, monk
     assert (tmp_path / "jobs.csv").stat().st_size > 0
     assert (tmp_path / "mine.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     shown = _block(page, "## The policy", "python")
-    assert shown == (ROOT / "instances" / "policies" / "easy_sjf.py").read_text(encoding="utf-8")
+    assert shown == (ROOT / "coschedule" / "examples" / "easy_sjf.py").read_text(encoding="utf-8")
     monkeypatch.chdir(tmp_path)
     exec(compile(_block(page, "## From Python", "python"), "own-policy.md", "exec"), {})
     assert capsys.readouterr().out.startswith("easy-sjf 28")

@@ -1,6 +1,6 @@
 """``coschedule policies``: every policy a command can take, built in and registered by installed
 packages (entry points, :mod:`coschedule.plugins`), one line each, by simulator kind; and how to
-name one of your own (``FILE.py:CLASS``, ``MODULE:CLASS``; docs/own-policy.md)."""
+name one of your own (``FILE.py:CLASS``, ``MODULE:CLASS``; ``coschedule docs own-policy``)."""
 
 from __future__ import annotations
 

@@ -33,7 +33,7 @@ def test_list_bundled_has_every_kind():
     assert names["spec"] == {p.stem for p in (ROOT / "campaigns").glob("*.toml")}
     assert len(names["trace"]) == 5 and KTH in names["trace"]
     assert {"cli", "campaigns", "formats", "references"} <= names["doc"]
-    assert names["policy"] == {p.stem for p in (ROOT / "instances" / "policies").glob("*.py")} >= {"easy_sjf"}
+    assert names["policy"] == {p.stem for p in (ROOT / "coschedule" / "examples").glob("*.py")} - {"__init__"} >= {"easy_sjf"}
     assert all(b.path.is_file() and b.summary() for b in items)
     with pytest.raises(UnknownName, match="valid: doc, instance, policy, spec, trace"):
         data.list_bundled("pictures")

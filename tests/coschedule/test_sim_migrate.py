@@ -52,7 +52,7 @@ def test_two_jobs_swap_nodes(cost: float) -> None:
 def test_migrate_refuses_a_job_not_running() -> None:
     w = Workload(("A",), np.array([5.0]), np.array([1]), np.array([1.0]), np.array([1.0]), 2)
     sim = Simulation(w, SwapAt(1.0))
-    with pytest.raises(RuntimeError, match="job A cannot migrate: it is not running"):
+    with pytest.raises(RuntimeError, match="job A: cannot migrate: it is not running"):
         sim.migrate({0: [1]})
     with pytest.raises(ValueError, match="migration cost must be a finite number >= 0"):
         Simulation(w, SwapAt(1.0), migration_cost=-1.0)
