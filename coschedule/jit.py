@@ -120,6 +120,37 @@ if HAVE_NUMBA and _NUMBA_WAS_IMPORTED and CACHE_DIR and _config.CACHE_DIR != CAC
     _config.reload_config()  # numba read its environment before ours was set
 
 
+def _without_blas_probe() -> None:
+    """Import numba's array functions without their BLAS probe. On import, ``numba.np.arraymath``
+    imports ``scipy.linalg`` whenever SciPy is installed (0.18 s of a command's start-up) only to
+    decide whether the inner product of ``np.cov``-like functions calls BLAS or a loop
+    (``_HAVE_BLAS``); no kernel of the toolkit uses them. The probe is told there is no BLAS, then
+    ``ensure_blas`` is restored, so ``np.dot`` and ``np.linalg`` in compiled code still call BLAS
+    (importing SciPy when they are first compiled)."""
+    if "numba.np.arraymath" in sys.modules:  # imported already: nothing to save
+        return
+    import numba.np.linalg as linalg
+
+    real = linalg.ensure_blas
+
+    def no_blas() -> None:
+        raise ImportError("the BLAS probe is skipped (coschedule.jit)")
+
+    linalg.ensure_blas = no_blas
+    try:
+        import numba.np.arraymath as arraymath
+    finally:
+        linalg.ensure_blas = real
+    arraymath.ensure_blas = real
+
+
+if HAVE_NUMBA:
+    try:
+        _without_blas_probe()
+    except (ImportError, AttributeError):  # pragma: no cover - another numba's layout: its own probe runs
+        pass
+
+
 # ------------------------------------------------------------------------------ the notice
 
 #: the package whose kernels the notice is about (every compiled kernel of the toolkit: the

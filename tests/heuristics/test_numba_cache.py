@@ -230,3 +230,30 @@ def test_compiled_names_the_outermost_kernels_that_compile(monkeypatch):
     with jit.compiled() as names:
         assert outer(4) == 9  # compiled already: nothing
     assert names == []
+
+
+@needs_numba
+def test_numba_loads_without_scipy_linalg_and_blas_still_works(tmp_path):
+    """numba's array functions load without importing scipy.linalg (its BLAS probe, 0.1-0.2 s of
+    every command's start-up when SciPy is installed); np.dot in compiled code still calls BLAS."""
+    pytest.importorskip("scipy")
+    code = textwrap.dedent(
+        """
+        import sys
+        import coschedule.jit
+        import numba.np.arraymath
+        print("linalg" if "scipy.linalg" in sys.modules else "no linalg")
+        import numpy as np
+        from coschedule.jit import njit
+
+        @njit
+        def dot(a, b):
+            return np.dot(a, b)
+
+        a = np.arange(6.0).reshape(2, 3)
+        print(dot(a, a.T).tolist())
+        """)
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path)}
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines() == ["no linalg", "[[5.0, 14.0], [14.0, 50.0]]"]
