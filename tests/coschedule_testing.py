@@ -147,17 +147,25 @@ def cli_fails(capsys, *argv: object) -> str:
     return err
 
 
-def make_package(root: Path, group: str = "coschedule.policies.batch", name: str = "easy-sjf-pkg") -> Path:
-    """A tiny installed package, as pip leaves it in site-packages: the module and its
-    ``.dist-info`` with an entry point of ``group`` named ``name``."""
-    pkg = root / "tinypolicies"
+def install_package(root: Path, name: str, source: str, entry_points: dict[str, dict[str, str]]) -> Path:
+    """A tiny installed package, as pip leaves it in ``root`` (a site-packages to put on the path):
+    the module ``name`` with ``source``, and its ``.dist-info`` with ``entry_points`` (group ->
+    {entry name: "module:attr"})."""
+    pkg = root / name
     pkg.mkdir(parents=True)
-    (pkg / "__init__.py").write_text(
-        "from coschedule.heuristics.batch import EASY\n\n\n"
-        "class PackagedEasy(EASY):\n    '''EASY, from an installed package.'''\n", encoding="utf-8")
-    info = root / "tinypolicies-0.1.dist-info"
+    (pkg / "__init__.py").write_text(source, encoding="utf-8")
+    info = root / f"{name}-0.1.dist-info"
     info.mkdir()
-    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: tinypolicies\nVersion: 0.1\n", encoding="utf-8")
-    (info / "entry_points.txt").write_text(f"[{group}]\n{name} = tinypolicies:PackagedEasy\n", encoding="utf-8")
+    (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {name}\nVersion: 0.1\n", encoding="utf-8")
+    text = "".join(f"[{group}]\n" + "".join(f"{k} = {v}\n" for k, v in eps.items()) for group, eps in entry_points.items())
+    (info / "entry_points.txt").write_text(text, encoding="utf-8")
     (info / "RECORD").write_text("", encoding="utf-8")
     return root
+
+
+def make_package(root: Path, group: str = "coschedule.policies.batch", name: str = "easy-sjf-pkg") -> Path:
+    """The batch kind's tiny installed package: ``tinypolicies.PackagedEasy`` (EASY as it is)
+    registered as ``name`` in ``group``."""
+    return install_package(root, "tinypolicies", "from coschedule.heuristics.batch import EASY\n\n\n"
+                           "class PackagedEasy(EASY):\n    '''EASY, from an installed package.'''\n",
+                           {group: {name: "tinypolicies:PackagedEasy"}})

@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 from coschedule_testing import cli_fails as fails
 from coschedule_testing import cli_run as run
+from coschedule_testing import install_package
 
 from coschedule import plugins
 from coschedule.errors import PolicyError, UnknownName
@@ -162,21 +163,12 @@ def test_the_library_raises_the_same_errors(tmp_path: Path) -> None:
 
 
 def make_priority_package(root: Path) -> Path:
-    """A tiny installed package (tests/heuristics/test_user_policy.py's make_package, for the
-    priority kind): a module of rules and a ``.dist-info`` with entry points in
+    """The priority kind's tiny installed package: a module of rules with entry points in
     ``coschedule.policies.priority``; its ``lpt`` is shadowed by the built-in LPT."""
-    pkg = root / "tinyrules"
-    pkg.mkdir(parents=True)
-    (pkg / "__init__.py").write_text(
-        "def longest(instance, rng):\n    '''LPT, from an installed package.'''\n    return -instance.times\n\n\n"
-        "def broken(instance, rng):\n    raise RuntimeError('never called')\n", encoding="utf-8")
-    info = root / "tinyrules-0.1.dist-info"
-    info.mkdir()
-    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: tinyrules\nVersion: 0.1\n", encoding="utf-8")
-    (info / "entry_points.txt").write_text("[coschedule.policies.priority]\nlongest = tinyrules:longest\n"
-                                           "lpt = tinyrules:broken\n", encoding="utf-8")
-    (info / "RECORD").write_text("", encoding="utf-8")
-    return root
+    source = ("def longest(instance, rng):\n    '''LPT, from an installed package.'''\n    return -instance.times\n\n\n"
+              "def broken(instance, rng):\n    raise RuntimeError('never called')\n")
+    return install_package(root, "tinyrules", source, {"coschedule.policies.priority": {
+        "longest": "tinyrules:longest", "lpt": "tinyrules:broken"}})
 
 
 def test_an_installed_package_registers_a_rule_by_name(tmp_path: Path, monkeypatch, capsys) -> None:

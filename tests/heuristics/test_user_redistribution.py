@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 from coschedule_testing import cli_fails as fails
 from coschedule_testing import cli_run as run
+from coschedule_testing import install_package
 
 from coschedule import plugins
 from coschedule.data import instances_dir
@@ -409,23 +410,13 @@ def test_python_callers_get_the_same_errors(tmp_path: Path, pack) -> None:
 
 
 def make_redistribution_package(root: Path) -> Path:
-    """A tiny installed package (coschedule_testing.make_package, for the redistribution kind):
-    its module and a ``.dist-info`` with entry points in ``coschedule.policies.redistribution``,
-    one of them under a built-in's name."""
-    pkg = root / "tinyredistrib"
-    pkg.mkdir(parents=True)
-    (pkg / "__init__.py").write_text(
-        "from coschedule.heuristics.redistribution import PackRedistribution\n\n\n"
-        "class PackagedLocal(PackRedistribution):\n    '''EndLocal, from an installed package.'''\n\n"
-        "    def __init__(self):\n        super().__init__(at_end='local')\n", encoding="utf-8")
-    info = root / "tinyredistrib-0.1.dist-info"
-    info.mkdir()
-    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: tinyredistrib\nVersion: 0.1\n", encoding="utf-8")
-    (info / "entry_points.txt").write_text("[coschedule.policies.redistribution]\n"
-                                           "packaged-local = tinyredistrib:PackagedLocal\n"
-                                           "local = tinyredistrib:Nothing\n", encoding="utf-8")
-    (info / "RECORD").write_text("", encoding="utf-8")
-    return root
+    """The redistribution kind's tiny installed package: ``tinyredistrib.PackagedLocal`` with entry
+    points in ``coschedule.policies.redistribution``, one of them under a built-in's name."""
+    source = ("from coschedule.heuristics.redistribution import PackRedistribution\n\n\n"
+              "class PackagedLocal(PackRedistribution):\n    '''EndLocal, from an installed package.'''\n\n"
+              "    def __init__(self):\n        super().__init__(at_end='local')\n")
+    return install_package(root, "tinyredistrib", source, {"coschedule.policies.redistribution": {
+        "packaged-local": "tinyredistrib:PackagedLocal", "local": "tinyredistrib:Nothing"}})
 
 
 _SAME = ("policy", "at_end", "heuristics", "policy_sources")

@@ -16,6 +16,7 @@ import numpy as np
 import pytest
 from coschedule_testing import cli_fails as fails
 from coschedule_testing import cli_run as run
+from coschedule_testing import install_package
 
 from coschedule import plugins
 from coschedule.errors import InvalidInstance
@@ -296,20 +297,12 @@ def test_the_command_takes_a_file_and_says_where_it_comes_from(tmp_path: Path, m
 
 
 def make_torus_package(root: Path) -> Path:
-    """A tiny installed package (tests/heuristics/test_user_policy.py's make_package, for the torus
-    kind): its module and a ``.dist-info`` with an entry point in ``coschedule.policies.torus``."""
-    pkg = root / "tinytorus"
-    pkg.mkdir(parents=True)
-    (pkg / "__init__.py").write_text(
-        "from coschedule.heuristics.torus import TorusScheduler\n\n\n"
-        "class PackagedFCFS(TorusScheduler):\n    '''Krevat's FCFS, from an installed package.'''\n", encoding="utf-8")
-    info = root / "tinytorus-0.1.dist-info"
-    info.mkdir()
-    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: tinytorus\nVersion: 0.1\n", encoding="utf-8")
-    (info / "entry_points.txt").write_text("[coschedule.policies.torus]\npackaged-fcfs = tinytorus:PackagedFCFS\n"
-                                           "fcfs = tinytorus:Nothing\n", encoding="utf-8")
-    (info / "RECORD").write_text("", encoding="utf-8")
-    return root
+    """The torus kind's tiny installed package: ``tinytorus.PackagedFCFS`` with entry points in
+    ``coschedule.policies.torus``, one of them under a built-in's name."""
+    source = ("from coschedule.heuristics.torus import TorusScheduler\n\n\n"
+              "class PackagedFCFS(TorusScheduler):\n    '''Krevat's FCFS, from an installed package.'''\n")
+    return install_package(root, "tinytorus", source, {"coschedule.policies.torus": {
+        "packaged-fcfs": "tinytorus:PackagedFCFS", "fcfs": "tinytorus:Nothing"}})
 
 
 def test_an_installed_package_registers_a_torus_policy_by_name(tmp_path: Path, monkeypatch, capsys) -> None:
