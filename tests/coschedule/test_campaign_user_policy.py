@@ -54,6 +54,12 @@ def campaign(tmp_path: Path) -> Path:
     return spec
 
 
+def stored_sources(db: Path) -> dict[str, str]:
+    """The users' policies the database's spec records: reference -> SHA-256 of its source."""
+    with sqlite3.connect(db) as conn:
+        return json.loads(dict(conn.execute("SELECT key, value FROM meta").fetchall())["spec"])["policy_sources"]
+
+
 def numbers(db: Path) -> dict[str, tuple]:
     with ResultStore.open(db) as store:
         return {r["id"]: (r["policy"], r["mean_flow"], r["max_flow"], r["failures"]) for r in store.rows()}
@@ -71,9 +77,7 @@ def test_one_two_workers_and_dask_agree_and_the_digest_is_kept(campaign: Path, t
     assert got == numbers(two)
     src = resolve(REF, "batch", base=tmp_path)
     assert src is not None
-    with sqlite3.connect(one) as conn:
-        spec = json.loads(dict(conn.execute("SELECT key, value FROM meta").fetchall())["spec"])
-    assert spec["policy_sources"] == {REF: src.digest}
+    assert stored_sources(one) == {REF: src.digest}
     sjf = {k: v for k, v in got.items() if v[0] == REF}
     easy = {k.replace("|easy|", f"|{REF}|"): v for k, v in got.items() if v[0] == "easy"}
     assert sjf.keys() == easy.keys() and any(sjf[k][1] != easy[k][1] for k in sjf)  # another policy, other flows
@@ -217,9 +221,7 @@ def test_a_torus_campaign_with_users_policies_on_one_and_two_workers(tmp_path: P
 
     assert by("same.py:Same") == by("fcfs")
     assert by("same.py:FirstFit").keys() == by("fcfs").keys() and by("same.py:FirstFit") != by("fcfs")
-    with sqlite3.connect(one) as conn:
-        stored = json.loads(dict(conn.execute("SELECT key, value FROM meta").fetchall())["spec"])
-    assert set(stored["policy_sources"]) == {"same.py:Same", "same.py:FirstFit"}
+    assert set(stored_sources(one)) == {"same.py:Same", "same.py:FirstFit"}
     code, out, _ = run(capsys, "report", one)
     assert code == 0 and "same.py:FirstFit" in out and "same.py:Same" in out
     picture = tmp_path / "t.png"  # a user's policy gets a colour of its own (it had none: KeyError)
@@ -310,9 +312,7 @@ def test_a_redistrib_campaign_with_users_decisions(tmp_path: Path, capsys) -> No
     assert ratios(one, "local+mine.py:SameSAF") == ratios(one, "local+saf") and len(ratios(one, "local+saf")) == 2
     assert ratios(one, "mine.py:Longest+saf") == ratios(two, "mine.py:Longest+saf")
     assert len(ratios(one, "mine.py:Longest+saf")) == 2
-    with sqlite3.connect(one) as conn:
-        stored = json.loads(dict(conn.execute("SELECT key, value FROM meta").fetchall())["spec"])
-    assert set(stored["policy_sources"]) == {"mine.py:SameSAF", "mine.py:Longest"}
+    assert set(stored_sources(one)) == {"mine.py:SameSAF", "mine.py:Longest"}
     code, out, _ = run(capsys, "report", one)
     assert code == 0 and "mine.py:Longest+saf" in out
     spec.write_text(REDISTRIB_SPEC.replace("mine.py:Longest+saf", "mine.py:Nope+saf"), encoding="utf-8")
