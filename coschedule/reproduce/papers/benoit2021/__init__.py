@@ -68,7 +68,7 @@ PAPER = Paper(
     ),
     figures=FIGURES,
     claims=CLAIMS,
-    full_wall="about 1 h 10 min (Fig. 5 alone 46 min)",
+    full_wall="about 1 h 10 min (measured: 1 h 09 min)",
     quick_note="10 of the 30 synthetic sets (4 to 6 with kept reservations) and 5 to 50 scenarios per point instead of "
                "1000 (100 for the kept and Figs. 7-8 campaigns); Fig. 5 at 6 values of q̄, the kept campaigns at 1 to 4 "
                "points; on the traces, Table 1 with 20 scenarios and Figs. 7-8 on 15 days",
