@@ -275,15 +275,19 @@ class TorusScheduler:
                 # nothing started, ended, failed or came back since the last backfilling pass,
                 # which started no job (same occupancy, same reservation): only the jobs that
                 # arrived since may start
-                new = set(instant.submitted)
-                rest = [item for item in q[k + 1:] if item[1] in new] if new else []
+                # (those not started are behind the head: q[:k] started, q[k] is the head)
+                rest = sorted((sim.submit[j], j) for j in instant.submitted if j not in started)
+                rest = [item for item in rest if item > q[k]]
             else:
                 rest = q[k + 1:]
             if rest:
                 self._backfill(sim, head, rest, bits, free, started)
             self._tried = (version, head) if self._version == version else None
-        if started:
-            self.queue = [item for item in q if item[1] not in started]
+        if started:  # q[:k] started in the FCFS step, the backfilled ones are behind the head
+            left = q[k:]
+            for j in started.difference(item[1] for item in q[:k]):
+                del left[bisect.bisect_left(left, (sim.submit[j], j))]
+            self.queue = left
 
     # ------------------------------------------------------------------ steps
     def _start(self, sim: Simulation, j: int, row: Any, bits: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
