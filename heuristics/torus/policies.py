@@ -232,6 +232,9 @@ class TorusScheduler:
         # the head's reservation depends on the running jobs and the down units only: kept until
         # a job starts, ends, fails or migrates, or a unit comes back
         self._version = 0
+        # the same, but for the head's reservation, which a backfilled job that ends by the shadow
+        # time leaves as it is (the occupancy from then on is the same); the only difference
+        self._rversion = 0
         self._reservation: tuple[int, int, float, np.ndarray | None] | None = None
         self._tried: tuple[int, int] | None = None  # (version, head) of the last backfilling pass
 
@@ -244,6 +247,7 @@ class TorusScheduler:
             bisect.insort(self.queue, (sim.submit[j], j))
         if instant.ended or instant.failed_nodes or instant.recovered:
             self._version += 1
+            self._rversion += 1
         if not self.queue:
             return
         if self.oracle is not None:
@@ -290,10 +294,16 @@ class TorusScheduler:
             self.queue = left
 
     # ------------------------------------------------------------------ steps
-    def _start(self, sim: Simulation, j: int, row: Any, bits: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    def _start(self, sim: Simulation, j: int, row: Any, bits: np.ndarray, *,
+               keeps_reservation: bool = False) -> tuple[np.ndarray, np.ndarray]:
+        """Start ``j`` on ``row``; the packed occupancy and free boxes after. ``keeps_reservation``:
+        ``j`` ends (by its wall time) by the head's shadow time, so the head's reservation stays
+        what it is: the first instant it fits and the occupancy then are the same."""
         ix = self.index
         sim.start(j, ix.nodes(row))
         self._version += 1
+        if not keeps_reservation:
+            self._rversion += 1
         self.held_bits[j] = ix.occupy(self._empty, row)
         bits = bits | self.held_bits[j]
         return bits, ix.free_boxes(bits)
@@ -328,17 +338,18 @@ class TorusScheduler:
         self.held_bits[head] = ix.occupy(self._empty, chosen[head])
         sim.start(head, ix.nodes(chosen[head]))
         self._version += 1
+        self._rversion += 1
         self.migrations += 1
         return True
 
     def _backfill(self, sim: Simulation, head: int, rest: Sequence[tuple[float, int]], bits: np.ndarray,
                   free: np.ndarray, started: set[int]) -> None:
         cached = self._reservation
-        if self.caches and cached is not None and cached[0] == self._version and cached[1] == head:
+        if self.caches and cached is not None and cached[0] == self._rversion and cached[1] == head:
             shadow, reserved = cached[2], cached[3]
         else:
             shadow, reserved = self._reserve(sim, head, bits)
-            self._reservation = (self._version, head, shadow, reserved)
+            self._reservation = (self._rversion, head, shadow, reserved)
         now = sim.now
         hopeless: set[tuple[int, bool]] = set()  # (size, ends by the shadow) with no partition now
         mfp = self.index.mfp_size(free)  # no partition is larger
@@ -354,7 +365,7 @@ class TorusScheduler:
             if row is None:
                 hopeless.add(key)  # starting jobs only takes partitions away
                 continue
-            bits, free = self._start(sim, j, row, bits)
+            bits, free = self._start(sim, j, row, bits, keeps_reservation=early)
             started.add(j)
             mfp = self.index.mfp_size(free)
 
