@@ -83,10 +83,6 @@ class PolicySource:
     text: str | None = None
     file: str = ""
 
-    def where(self) -> str:
-        """The file or the module, for messages."""
-        return self.target
-
 
 def is_reference(name: str) -> bool:
     """Whether ``name`` reads as ``file.py:Class`` or ``module:Class`` (a built-in name has no colon)."""

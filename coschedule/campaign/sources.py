@@ -271,6 +271,13 @@ def names_and_policies(values: Sequence[Any], valid: Sequence[str], kind: str, w
     return out, tuple(users)
 
 
+def recorded_sources(sources: Sequence[Any]) -> dict[str, Any]:
+    """What a spec's ``to_dict`` records of its users' policies: ``{"policy_sources": {reference:
+    SHA-256 of its source}}`` (a changed file is a different campaign: the store refuses the
+    resume), nothing when there is none."""
+    return {"policy_sources": {src.ref: src.digest for src in sources}} if sources else {}
+
+
 def table_kwargs(data: dict[str, Any], where: str, known: set[str], lists: Sequence[str],
                  scalars: Sequence[tuple[str, type | tuple[type, ...]]], *, what: str = "") -> dict[str, Any]:
     """The keyword arguments of a spec from its TOML table: an unknown key is an error listing

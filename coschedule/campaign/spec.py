@@ -55,6 +55,7 @@ from .sources import (  # noqa: F401  (re-exported: the public names of campaign
     canonical_names,
     describe_sources,
     names_and_policies,
+    recorded_sources,
     table_kwargs,
 )
 
@@ -318,8 +319,7 @@ class CampaignSpec:
             "keep_makespans": self.keep_makespans,
             "max_failures": self.max_failures,
             "sources": [s.to_dict() for s in self.sources],
-            # a user's rule: the SHA-256 of its source file (a changed file is a different campaign)
-            **({"policy_sources": {src.ref: src.digest for src in self.policy_sources}} if self.policy_sources else {}),
+            **recorded_sources(self.policy_sources),
         }
 
     def digest(self) -> str:

@@ -94,24 +94,25 @@ def cmd_policies(args: argparse.Namespace) -> int:
     from coschedule.plugins import GROUPS
 
     kinds = [args.kind] if args.kind else list(GROUPS)
+    installed = {kind: registered(kind) for kind in kinds}  # each entry point loaded once
     if args.json:
         emit_json({kind: {"taken_by": _TAKEN_BY[kind], "group": GROUPS[kind],
                           "builtin": [{"name": n, "description": d} for n, d in builtin(kind)],
                           "registered": [{"name": n, "description": d, "entry_point": w}
-                                         for n, d, w in registered(kind)]} for kind in kinds})
+                                         for n, d, w in installed[kind]]} for kind in kinds})
         return 0
     for i, kind in enumerate(kinds):
         if i:
             print()
         print(f"{kind} ({_TAKEN_BY[kind]}):")
         rows = [(n, d) for n, d in builtin(kind)]
-        rows += [(n, f"{d} [{w}]".strip()) for n, d, w in registered(kind)]
+        rows += [(n, f"{d} [{w}]".strip()) for n, d, w in installed[kind]]
         width = max(len(n) for n, _ in rows)
         for n, d in rows:
             print(f"  {n:<{width}}  {d}")
         what = "FUNCTION" if kind == "priority" else "CLASS"
         print(f"  your own: FILE.py:{what} or MODULE:{what}, or a package's entry point in {GROUPS[kind]}"
-              + ("" if registered(kind) else " (none installed)"))
+              + ("" if installed[kind] else " (none installed)"))
     print("\nwriting one: coschedule docs own-policy")
     return 0
 

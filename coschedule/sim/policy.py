@@ -40,11 +40,14 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
+#: the methods the engine calls on a policy (:class:`Policy`); what a user's class must have
+PROTOCOL = ("reset", "job_failed", "decide")
+
 #: what the engine passes as ``sim``: a :class:`coschedule.sim.engine.Simulation` (not imported
 #: here: the engine imports this module)
 Simulation = Any
 
-__all__ = ["Instant", "Policy"]
+__all__ = ["PROTOCOL", "Instant", "Policy"]
 
 
 @dataclass

@@ -10,6 +10,7 @@ from typing import Any
 
 from coschedule import plugins
 from coschedule.errors import InvalidInstance, unknown_name
+from coschedule.sim.policy import PROTOCOL
 
 from .backfilling import BACKFILLING_POLICIES, QueuePolicy
 from .stealing import STEALING_POLICIES
@@ -20,8 +21,6 @@ __all__ = ["BATCH_POLICIES", "PROTOCOL", "batch_policy_source", "get_batch_polic
 #: ``h111`` ... ``h323``
 BATCH_POLICIES: dict[str, type[QueuePolicy]] = {**BACKFILLING_POLICIES, **STEALING_POLICIES}
 
-#: the methods the engine calls (:class:`coschedule.sim.policy.Policy`)
-PROTOCOL = ("reset", "job_failed", "decide")
 
 #: the options :func:`~.run.run_batch` gives every policy by name, and their values when not asked for
 _DEFAULTS: dict[str, Any] = {"knows_downtime": False, "release": "resubmission", "reservations": None}

@@ -96,6 +96,7 @@ from coschedule import plugins
 from coschedule.errors import CoscheduleError, InvalidInstance, PolicyError, unknown_name
 from coschedule.rng import as_generator
 from coschedule.sim.engine import Instant, Simulation
+from coschedule.sim.policy import PROTOCOL
 from coschedule.torus.geometry import Box, Dims, box_shapes, check_dims
 from coschedule.torus.index import make_index
 
@@ -491,13 +492,11 @@ def choose_partition(rule: str, loss: np.ndarray, hits: np.ndarray, size: int, a
 TORUS_POLICIES = ("fcfs", "balancing", "tiebreak")
 
 
-#: the methods the engine calls (:class:`coschedule.sim.policy.Policy`)
-PROTOCOL = ("reset", "job_failed", "decide")
 
 #: the options a user's policy is given when its constructor takes them, and their defaults (an
 #: option it does not take is an error unless it has this value); ``dims`` and ``seed`` are
 #: given when taken, never an error
-_DEFAULTS: dict[str, Any] = {"backfill": True, "migration": True, "confidence": 0.0, "accuracy": 0.0, "pf": "max"}
+OPTION_DEFAULTS: dict[str, Any] = {"backfill": True, "migration": True, "confidence": 0.0, "accuracy": 0.0, "pf": "max"}
 
 
 def unknown_torus_policy(name: str) -> CoscheduleError:
@@ -521,7 +520,7 @@ def user_torus_policy(src: plugins.PolicySource, dims: Sequence[int], **options:
     object must have the engine's methods (:data:`PROTOCOL`); it is named ``src.ref`` unless it
     has a name of its own: a string ``name`` (not the built-in placement's name that a subclass of
     :class:`TorusScheduler` gets from its constructor; a ``name`` class attribute is its own)."""
-    policy = plugins.instantiate(src, options, _DEFAULTS, PROTOCOL, "a torus policy has reset(sim), "
+    policy = plugins.instantiate(src, options, OPTION_DEFAULTS, PROTOCOL, "a torus policy has reset(sim), "
                                  "job_failed(sim, job, node) and decide(sim, instant) (or subclass TorusScheduler)",
                                  given={"dims": tuple(dims)}, lenient=("seed",))
     name = getattr(policy, "name", None)

@@ -26,7 +26,7 @@ from coschedule.torus.result import TorusRun, failure_period
 from coschedule.torus.validate import validate_torus_run
 from coschedule.torus.workload import TorusJobs, torus_workload
 
-from .policies import get_torus_policy, torus_policy_source, user_torus_policy
+from .policies import OPTION_DEFAULTS, get_torus_policy, torus_policy_source, user_torus_policy
 
 __all__ = ["TorusRun", "failure_period", "run_torus"]  # the first two for the old name coschedule.torus.run
 
@@ -135,7 +135,7 @@ def _run_user(src: plugins.PolicySource, jobs: TorusJobs, trace: FailureTrace, p
         raise plugins.raised(src, e, sim.now) from e
     migrations = getattr(sched, "migrations", 0)
     params["migrations"] = migrations if isinstance(migrations, int) else 0
-    params.update({k: v for k, v in predictor.items() if k != "seed" and v != _PREDICTOR_DEFAULTS[k]})
+    params.update({k: v for k, v in predictor.items() if k != "seed" and v != OPTION_DEFAULTS[k]})
     run = TorusRun(result, jobs, trace, src.ref, params)
     try:
         validate_torus_run(run)
@@ -143,5 +143,3 @@ def _run_user(src: plugins.PolicySource, jobs: TorusJobs, trace: FailureTrace, p
         raise PolicyError(f"policy {src.ref!r}: {e}") from None
     return run
 
-
-_PREDICTOR_DEFAULTS = {"confidence": 0.0, "accuracy": 0.0, "pf": "max"}

@@ -60,6 +60,15 @@ def stored_sources(db: Path) -> dict[str, str]:
         return json.loads(dict(conn.execute("SELECT key, value FROM meta").fetchall())["spec"])["policy_sources"]
 
 
+def on_one_and_two_workers(capsys, spec: Path, where: Path) -> tuple[Path, Path]:
+    """``spec`` simulated into ``where/one.sqlite`` on 1 worker and ``where/two.sqlite`` on 2."""
+    one, two = where / "one.sqlite", where / "two.sqlite"
+    for db, workers in ((one, "1"), (two, "2")):
+        code, _, err = run(capsys, "simulate", spec, "--db", db, "--workers", workers)
+        assert code == 0, err
+    return one, two
+
+
 def numbers(db: Path) -> dict[str, tuple]:
     with ResultStore.open(db) as store:
         return {r["id"]: (r["policy"], r["mean_flow"], r["max_flow"], r["failures"]) for r in store.rows()}
@@ -68,10 +77,7 @@ def numbers(db: Path) -> dict[str, tuple]:
 def test_one_two_workers_and_dask_agree_and_the_digest_is_kept(campaign: Path, tmp_path: Path, capsys,
                                                                 monkeypatch) -> None:
     monkeypatch.chdir(tmp_path.parent)  # the spec's folder, not the current one, locates the policy
-    one, two = tmp_path / "one.sqlite", tmp_path / "two.sqlite"
-    code, out, err = run(capsys, "simulate", campaign, "--db", one, "--workers", "1")
-    assert code == 0, err
-    assert run(capsys, "simulate", campaign, "--db", two, "--workers", "2")[0] == 0
+    one, two = on_one_and_two_workers(capsys, campaign, tmp_path)
     got = numbers(one)
     assert len(got) == 6 and {p for p, *_ in got.values()} == {"easy", REF}
     assert got == numbers(two)
@@ -202,10 +208,7 @@ def test_a_torus_campaign_with_users_policies_on_one_and_two_workers(tmp_path: P
     (tmp_path / "same.py").write_text(TORUS_POLICY, encoding="utf-8")
     spec = tmp_path / "t.toml"
     spec.write_text(TORUS_SPEC, encoding="utf-8")
-    one, two = tmp_path / "one.sqlite", tmp_path / "two.sqlite"
-    code, _, err = run(capsys, "simulate", spec, "--db", one, "--workers", "1")
-    assert code == 0, err
-    assert run(capsys, "simulate", spec, "--db", two, "--workers", "2")[0] == 0
+    one, two = on_one_and_two_workers(capsys, spec, tmp_path)
 
     def rows(db: Path) -> dict[str, dict]:
         with ResultStore.open(db) as store:
@@ -240,10 +243,7 @@ def test_a_rigid_campaign_with_a_users_priority_rule(tmp_path: Path, capsys) -> 
                     '"rules.py:longest_first"]\nqbar = [0.0, 0.3]\nscenarios = 40\nseed = 2\n\n'
                     '[[source]]\nkind = "synthetic"\nsets = 2\nn = 12\nprocs = [1, 32]\ntimes = [10, 100]\n'
                     'P = 64\n', encoding="utf-8")
-    one, two = tmp_path / "one.sqlite", tmp_path / "two.sqlite"
-    code, _, err = run(capsys, "simulate", spec, "--db", one, "--workers", "1")
-    assert code == 0, err
-    assert run(capsys, "simulate", spec, "--db", two, "--workers", "2")[0] == 0
+    one, two = on_one_and_two_workers(capsys, spec, tmp_path)
     with ResultStore.open(one) as store:
         rows = {r["id"]: r for r in store.rows()}
     with ResultStore.open(two) as store:
@@ -300,10 +300,7 @@ def test_a_redistrib_campaign_with_users_decisions(tmp_path: Path, capsys) -> No
     (tmp_path / "mine.py").write_text(REDISTRIB_POLICY, encoding="utf-8")
     spec = tmp_path / "p.toml"
     spec.write_text(REDISTRIB_SPEC, encoding="utf-8")
-    one, two = tmp_path / "one.sqlite", tmp_path / "two.sqlite"
-    code, _, err = run(capsys, "simulate", spec, "--db", one, "--workers", "1")
-    assert code == 0, err
-    assert run(capsys, "simulate", spec, "--db", two, "--workers", "2")[0] == 0
+    one, two = on_one_and_two_workers(capsys, spec, tmp_path)
 
     def ratios(db: Path, variant: str) -> dict[int, float]:
         with ResultStore.open(db) as store:

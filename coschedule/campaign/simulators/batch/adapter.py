@@ -36,7 +36,13 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
-from coschedule.campaign.sources import CampaignError, _crc, names_and_policies, table_kwargs
+from coschedule.campaign.sources import (
+    CampaignError,
+    _crc,
+    names_and_policies,
+    recorded_sources,
+    table_kwargs,
+)
 from coschedule.campaign.spec import SPEC_FORMAT, SPEC_VERSION
 from coschedule.campaign.store import ResultSchema
 from coschedule.campaign.workloads import (
@@ -486,8 +492,7 @@ class BatchSpec:
             "gamma": self.gamma,
             "max_restarts": self.max_restarts,
             "sources": [s.to_dict() for s in self.sources],
-            # a user's policy: the SHA-256 of its source file (a changed file is a different campaign)
-            **({"policy_sources": {src.ref: src.digest for src in self.policy_sources}} if self.policy_sources else {}),
+            **recorded_sources(self.policy_sources),
         }
 
     def digest(self) -> str:

@@ -62,7 +62,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
-from coschedule.campaign.sources import CampaignError, _crc, table_kwargs
+from coschedule.campaign.sources import CampaignError, _crc, recorded_sources, table_kwargs
 from coschedule.campaign.spec import SPEC_FORMAT, SPEC_VERSION
 from coschedule.campaign.store import ResultSchema
 from coschedule.errors import unknown_name
@@ -476,8 +476,7 @@ class RedistribSpec:
             "p": list(self.p), "mtbf_years": list(self.mtbf_years), "c": list(self.c), "m_inf": self.m_inf,
             "m_sup": self.m_sup, "f": self.f, "downtime": self.downtime, "failure_model": self.failure_model,
             "period_formula": self.period_formula,
-            # a user's class: the SHA-256 of its source file (a changed file is a different campaign)
-            **({"policy_sources": {src.ref: src.digest for src in self.policy_sources}} if self.policy_sources else {}),
+            **recorded_sources(self.policy_sources),
         }
 
     def digest(self) -> str:
@@ -515,12 +514,13 @@ def _variants(values: Any, base: str) -> tuple[tuple[str, ...], tuple[Any, ...]]
 
     out: list[str] = []
     users: dict[str, Any] = {}
+    installed = plugins.registered("redistribution")
     for v in values:
         if isinstance(v, str) and v.lower() in VARIANTS:
             out.append(v.lower())
             continue
         sides = v.split("+") if isinstance(v, str) else []
-        if len(sides) != 2 or not any(plugins.is_reference(x) or plugins.registered("redistribution").get(x.lower())
+        if len(sides) != 2 or not any(plugins.is_reference(x) or installed.get(x.lower())
                                       for x in sides):
             err = unknown_name("variant", str(v), tuple(VARIANTS))
             raise CampaignError(f"{err}; or END+FAILURE with your own class on a side (e.g. local+my.py:Mine)")
