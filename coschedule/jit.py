@@ -103,6 +103,8 @@ if HAVE_NUMBA:
             # nogil: a kernel lets the interpreter's other threads run while it computes (the
             # signal watcher of coschedule.signals stops a run that does not return)
             dispatcher = _numba.njit(**{"nogil": True, **kwargs})(fn)
+            if _config.DISABLE_JIT:  # NUMBA_DISABLE_JIT=1: numba gives the plain function back
+                return dispatcher
             typed = dispatcher.get_call_template  # numba's: compiles for the types it is given
 
             def get_call_template(args: tuple[Any, ...], kws: dict[str, Any]) -> Any:

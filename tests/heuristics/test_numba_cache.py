@@ -129,6 +129,30 @@ def test_numba_imported_before_coschedule(tmp_path):
     assert proc.stdout.strip() == str(xdg / "coschedule" / "numba")
 
 
+@needs_numba
+def test_kernels_run_as_python_with_numba_disabled(tmp_path):
+    """NUMBA_DISABLE_JIT=1 (numba's switch to debug kernels as Python): numba gives the plain
+    function back, and the kernels run as Python with the compiled kernels' makespans."""
+    code = textwrap.dedent(
+        """
+        import types
+        from coschedule.heuristics.fast import makespans
+        from coschedule.rigid import rigid_instance
+        from coschedule.sim.profile import _earliest_fit
+
+        assert isinstance(_earliest_fit, types.FunctionType), type(_earliest_fit)
+        inst = rigid_instance([(1, 2.0), (2, 1.0), (1, 3.0)], 2)
+        print(list(makespans(inst, [[0, 1, 0], [1, 0, 2]], "r-list-q")))
+        """
+    )
+    plain = _run(code, _env(XDG_CACHE_HOME=str(tmp_path / "xdg"), NUMBA_DISABLE_JIT="1"), tmp_path)
+    assert plain.returncode == 0, plain.stderr
+    compiled = _run(code.replace("assert isinstance", "assert not isinstance"),
+                    _env(XDG_CACHE_HOME=str(tmp_path / "xdg")), tmp_path)
+    assert compiled.returncode == 0, compiled.stderr
+    assert plain.stdout == compiled.stdout
+
+
 # ---------------------------------------------------------------- the notice
 
 
