@@ -131,7 +131,7 @@ def _without_blas_probe() -> None:
     (importing SciPy when they are first compiled)."""
     if "numba.np.arraymath" in sys.modules:  # imported already: nothing to save
         return
-    import numba.np.linalg as linalg
+    from numba.np import linalg
 
     real = linalg.ensure_blas
 
@@ -140,7 +140,7 @@ def _without_blas_probe() -> None:
 
     linalg.ensure_blas = no_blas
     try:
-        import numba.np.arraymath as arraymath
+        from numba.np import arraymath
     finally:
         linalg.ensure_blas = real
     arraymath.ensure_blas = real
