@@ -18,6 +18,11 @@ their cache, reading the trace, simulating) is counted:
   identities (``reservations="nodes"``, batsched's, [Du2024] §5.1, the default) against counts: the child
   runs the count reading too, after the node one, and :attr:`BatchRun.nodes_over_count` is
   the ratio of their warm times in that one process (the target of issue 21: within 1.5x);
+* ``mira-stealing`` (only when named): every node-stealing variant (H111 ... H323, SFSJ being
+  H111) on the same month and failure trace in one process: a run of each loads its kernel, then
+  three rounds time Baseline and every variant in turn, the least of each kept; each variant's
+  over Baseline's, with reservations on nodes (the default) and on counts:
+  :meth:`BatchBench.sweep_ratios`, against the target of 1.5x for every variant;
 * ``lanl-easy``, ``lanl-conservative``: the bundled LANL-CM5 log (122,055 jobs, 1,024 nodes),
   failure-free;
 * ``kth-easy``, ``kth-conservative``: the bundled KTH-SP2 log (28,467 jobs, 100 nodes),
@@ -49,6 +54,7 @@ printed as "not measured".
 from __future__ import annotations
 
 import json
+import math
 import os
 import resource
 import sys
@@ -68,6 +74,8 @@ __all__ = [
     "ACCASIM_VERSION",
     "BATCH_CASES",
     "MIRA_COSTLIEST",
+    "NAMED_ONLY",
+    "STEALING_VARIANTS",
     "AccasimRun",
     "BatchBench",
     "BatchRun",
@@ -89,6 +97,10 @@ MIRA_FAILURES = {"node_mtbf": 49152 * 3600.0, "downtime": 3600.0, "checkpoint_co
 #: victim's next checkpoint, and the queue conservative backfilling plans is about twice as long
 MIRA_COSTLIEST = "h321"
 _MIRA = {"mira": "2018-03", "seed": 0, "failures": MIRA_FAILURES}
+#: the 18 variants Hxyz of [Du2024] §7 (SFSJ is H111: the same class)
+STEALING_VARIANTS = [f"h{x}{y}{z}" for x in (1, 2, 3) for y in (1, 2) for z in (1, 2, 3)]
+#: the cases run only when named (``--cases``), not by default: long
+NAMED_ONLY = ("mira-stealing",)
 
 #: case name -> what the child process simulates
 BATCH_CASES: dict[str, dict[str, Any]] = {
@@ -97,6 +109,9 @@ BATCH_CASES: dict[str, dict[str, Any]] = {
     "mira-sfsj": {**_MIRA, "policy": "sfsj"},
     f"mira-{MIRA_COSTLIEST}": {**_MIRA, "policy": MIRA_COSTLIEST},
     "mira-nodes": {**_MIRA, "policy": "conservative", "reservations": "nodes"},
+    # every variant against Baseline, warm, in one process (about 5 min; only when named)
+    "mira-stealing": {**_MIRA, "policy": "conservative", "sweep": STEALING_VARIANTS,
+                      "readings": ["nodes", "count"], "rounds": 3},
     "mira-reference": {**_MIRA, "policy": "conservative", "backend": "reference"},
     "mira-sfsj-reference": {**_MIRA, "policy": "sfsj", "backend": "reference"},
     f"mira-{MIRA_COSTLIEST}-reference": {**_MIRA, "policy": MIRA_COSTLIEST, "backend": "reference"},
@@ -140,6 +155,8 @@ class BatchRun:
     backend: str = "auto"
     #: a case with reservations on nodes: the warm CPU of the count reading in the same process
     count_warm_cpu_s: float | None = None
+    #: case mira-stealing: per reading, Baseline's warm CPU and each variant's, in one process
+    sweep: dict[str, dict[str, Any]] | None = None
 
     @property
     def nodes_over_count(self) -> float | None:
@@ -225,7 +242,7 @@ class BatchBench:
         base = self.run("mira")
         out: dict[str, dict[str, float | None]] = {}
         for r in self.runs:
-            if not r.case.startswith("mira-"):
+            if not r.case.startswith("mira-") or r.sweep:  # the sweep has its own ratios
                 continue
             sim = warm = None
             if base is not None and base.sim_cpu_s > 0:
@@ -234,6 +251,15 @@ class BatchBench:
                 warm = r.sim_warm_cpu_s / base.sim_warm_cpu_s
             out[r.case] = {"sim": sim, "warm": warm}
         return out
+
+    def sweep_ratios(self) -> dict[str, dict[str, float]]:
+        """Case ``mira-stealing``: per reservation reading, each variant's warm CPU over Baseline's
+        in the same process; empty when the case was not run."""
+        r = self.run("mira-stealing")
+        if r is None or not r.sweep:
+            return {}
+        return {reading: {name: cpu / got["baseline"] for name, cpu in got["policies"].items()}
+                for reading, got in r.sweep.items()}
 
     def user_policy_costs(self) -> dict[str, dict[str, float | None]]:
         """Warm simulation CPU per event, in microseconds, of the tutorial's policy (case
@@ -254,7 +280,7 @@ class BatchBench:
     def to_dict(self) -> dict[str, Any]:
         return {"cores": self.cores, "runs": [r.to_dict() for r in self.runs],
                 "accasim": self.accasim.to_dict(), "ratios": self.ratios(), "mira_ratios": self.mira_ratios(),
-                "user_policy_costs": self.user_policy_costs()}
+                "user_policy_costs": self.user_policy_costs(), "sweep_ratios": self.sweep_ratios()}
 
 
 # ------------------------------------------------------------------------------ workloads
@@ -329,10 +355,35 @@ def batch_child(argv: Sequence[str] | None = None) -> None:
                            "count_warm_cpu_s": count}
     if spec.get("starts"):
         out["starts"] = dict(zip(w.ids, result.first_start.tolist()))
+    if spec.get("sweep"):
+        out["sweep"] = _sweep(w, spec["policy"], spec["sweep"], spec["readings"], spec.get("failures", {}),
+                              spec.get("rounds", 3))
     print(json.dumps(out))
 
 
+def _sweep(w: Workload, baseline: str, policies: Sequence[str], readings: Sequence[str],
+           failures: dict[str, Any], rounds: int) -> dict[str, dict[str, Any]]:
+    """Per reading, Baseline's warm CPU and each policy's, in this process: one run of each loads
+    its kernel, then ``rounds`` rounds time one run of Baseline and of every policy in turn
+    (interleaved, so that a change of the machine's load falls on all), the least kept."""
+    from coschedule.heuristics.batch.run import run_batch
 
+    def cpu(policy: str, reading: str) -> float:
+        c0 = time.process_time()
+        run_batch(w, policy, reservations=reading, **failures)
+        return time.process_time() - c0
+
+    out: dict[str, dict[str, Any]] = {}
+    for reading in readings:
+        names = [baseline, *policies]
+        for name in names:  # load each kernel: not timed
+            cpu(name, reading)
+        best = dict.fromkeys(names, math.inf)
+        for _ in range(rounds):
+            for name in names:
+                best[name] = min(best[name], cpu(name, reading))
+        out[reading] = {"baseline": best.pop(baseline), "policies": best}
+    return out
 
 
 _CHILD = "import sys; from coschedule.bench.batch import batch_child; batch_child(sys.argv)"
@@ -358,7 +409,7 @@ def _case(name: str, spec: dict[str, Any], repeat: int) -> BatchRun:
                 f"C = R {failures['checkpoint_cost'] / 60:g} min, seed {failures['seed']}")
     return BatchRun(name, best["workload"], best["jobs"], best["n_nodes"], spec["policy"], what, repeat,
                     sim, cpu, wall, best["rss_before_mb"], peak, best["attempts"], best["failure_count"], warm,
-                    best.get("steals", 0), spec.get("backend", "auto"), count)
+                    best.get("steals", 0), spec.get("backend", "auto"), count, best.get("sweep"))
 
 
 # ------------------------------------------------------------------------------ AccaSim
@@ -450,7 +501,7 @@ def _accasim(progress: Callable[[str], None] | None) -> AccasimRun:
 # ------------------------------------------------------------------------------ the benchmark
 
 def bench_batch(
-    cases: Sequence[str] = tuple(BATCH_CASES),
+    cases: Sequence[str] = tuple(c for c in BATCH_CASES if c not in NAMED_ONLY),
     *,
     accasim: bool = True,
     repeat: int = 1,

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import FormatError
-from .bench_rows import _TORUS_PRINTERS, _command_rows, _num, _print_commands
+from .bench_rows import _TORUS_PRINTERS, _command_rows, _num, _print_commands, _print_sweep
 from .common import (
     EXIT_INVALID,
     Formatter,
@@ -250,7 +250,7 @@ def _bench_campaign(args: argparse.Namespace, tty: bool) -> int:
 
 
 def _bench_batch(args: argparse.Namespace, tty: bool) -> int:
-    from coschedule.bench.batch import BATCH_CASES, MIRA_COSTLIEST, bench_batch
+    from coschedule.bench.batch import BATCH_CASES, MIRA_COSTLIEST, NAMED_ONLY, bench_batch
     from coschedule.bench.batch_command import COMMAND_CASES, SCALE_CASES, command_case
     from coschedule.bench.common import NOT_MEASURED
     from coschedule.errors import unknown_name
@@ -260,7 +260,7 @@ def _bench_batch(args: argparse.Namespace, tty: bool) -> int:
                              "kth-conservative", "mira-command", "kth-easy-command", "kth-easy-reference",
                              "kth-easy-sjf-user"]
     else:
-        cases = [*BATCH_CASES, *COMMAND_CASES]
+        cases = [*(c for c in BATCH_CASES if c not in NAMED_ONLY), *COMMAND_CASES]
     if args.cases:
         cases = [c.strip().lower() for c in args.cases.split(",") if c.strip()]
         cases = [x for c in cases for x in (SCALE_CASES if c == "scale" else [c])]
@@ -312,6 +312,7 @@ def _bench_batch(args: argparse.Namespace, tty: bool) -> int:
                 print(f"  {r.case}: reservations on nodes against counts in one process, warm: "
                       f"{_num(r.sim_warm_cpu_s, '.2f', ' s')} / {r.count_warm_cpu_s:.2f} s = "
                       f"{_num(r.nodes_over_count, '.2f', 'x')} (target: within 1.5x)")
+    _print_sweep(bench)
     costs = bench.user_policy_costs()
     if costs:
         print("\nthe tutorial's own policy (easy_sjf.py:EasySJF, reference loop) on KTH-SP2, warm simulation CPU "
@@ -453,7 +454,8 @@ def register(sub: Any) -> None:
         "reference event loop; their CPU against Baseline's kernel), LANL-CM5 and KTH-SP2 failure-free "
         "(EASY and conservative); the whole `coschedule batch ... -o jobs.csv` command (cases *-command: "
         "validation and jobs.csv included) beside the simulation it runs, against its target; with --cases "
-        "scale (not by default, several minutes), the whole command at 300,000 and 1,000,000 generated jobs "
+        "mira-stealing (not by default, about 5 minutes), every node-stealing variant against Baseline, warm, in one process, "
+        "with reservations on nodes and on counts; with --cases scale (not by default, several minutes), the whole command at 300,000 and 1,000,000 generated jobs "
         "on 1,024 nodes, and at 1,000,000 with about as many failures: the peak memory against 4 GB, per job "
         "and per failure; AccaSim "
         "1.1.3's EASY on KTH-SP2 when installed (pip install 'coschedule-hpc[accasim]'), its CPU against "
@@ -486,6 +488,7 @@ def register(sub: Any) -> None:
         "  coschedule bench batch                    # about 4 minutes with AccaSim\n"
         "  coschedule bench batch --cases kth-easy --no-accasim --json\n"
         "  coschedule bench batch --cases scale --no-accasim   # memory at a million jobs\n"
+        "  coschedule bench batch --cases mira-stealing --no-accasim   # the 18 variants against Baseline\n"
         "  coschedule bench torus                    # about a minute\n"
         "  coschedule bench torus --cases sim-nasa   # one NASA simulation with Balancing, against 30 s\n"
         "  coschedule bench torus --cases free-64,mfp-bgl --repeat 10 --json\n"
@@ -501,7 +504,8 @@ def register(sub: Any) -> None:
                    "kth-easy, kth-conservative, kth-easy-reference, kth-conservative-reference, kth-easy-sjf-user (the "
                    "tutorial's own policy) and the whole "
                    "commands mira-command, mira-sfsj-command, kth-easy-command, kth-conservative-command, "
-                   "lanl-easy-command, lanl-conservative-command (default all; --quick: the mira kernels, "
+                   "lanl-easy-command, lanl-conservative-command (default all but mira-stealing, every node-stealing "
+                   "variant against Baseline, and scale; --quick: the mira kernels, "
                    "kth, kth-easy-reference, kth-easy-sjf-user, mira-command and kth-easy-command); torus: among free-8, free-64, "
                    "free-512, free-8-10, free-64-10, mfp-bgl, mfp-bgl-10, mfp-bgl-1, mfp-16, mfp-8, mfp-16-appendix, "
                    "sim-nasa, sim-nasa-fcfs, sim-nasa-command (default all but mfp-16-appendix; --quick: not mfp-16 nor the "

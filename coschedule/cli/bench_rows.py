@@ -121,3 +121,21 @@ def _command_rows(rows: list[Any]) -> None:
 #: how each kind of torus benchmark row is printed, in this order
 _TORUS_PRINTERS = {"free": _torus_free_rows, "mfp": _torus_mfp_rows, "sim": _torus_sim_rows,
                    "command": _command_rows}
+
+
+def _print_sweep(bench: Any) -> None:
+    """Case mira-stealing: every variant's warm CPU over Baseline's, per reading, against 1.5x."""
+    ratios = bench.sweep_ratios()
+    if not ratios:
+        return
+    r = bench.run("mira-stealing")
+    print("\nnode stealing, every variant Hxyz (SFSJ = H111) on the Mira-like month and its failure trace, "
+          "warm kernel CPU over Baseline's in one process (target: <= 1.5x for every variant):")
+    for reading, got in ratios.items():
+        worst = max(got, key=got.__getitem__)
+        met = "met" if got[worst] <= 1.5 else "NOT met"
+        print(f"  reservations on {reading} (Baseline {r.sweep[reading]['baseline']:.2f} s): the costliest "
+              f"{worst.upper()} {got[worst]:.2f}x, the cheapest {min(got.values()):.2f}x; {met}")
+        names = sorted(got)
+        for row in range(0, len(names), 6):
+            print("    " + "  ".join(f"{n.upper()} {got[n]:.2f}x" for n in names[row:row + 6]))

@@ -248,3 +248,29 @@ def test_user_policy_costs_per_event_only_from_measurements():
     assert costs["kth-easy"] == {"us_per_event": None, "user_over_this": None}  # the kernel's case did not run
     assert bb.BatchBench((ref,), none, 2).user_policy_costs() == {}
     assert "kth-easy-sjf-user" in bb.BATCH_CASES and bb.BATCH_CASES["kth-easy-sjf-user"]["backend"] == "reference"
+
+
+def test_every_stealing_variant_against_baseline_in_one_process(monkeypatch, capsys):
+    """Case mira-stealing (only when named): per reading, each variant's warm CPU over Baseline's,
+    both measured in one child; the costliest named against the 1.5x target."""
+    assert "mira-stealing" in bb.NAMED_ONLY and len(bb.STEALING_VARIANTS) == 18
+    assert set(bb.STEALING_VARIANTS) | {"sfsj"} == set(__import__(
+        "coschedule.heuristics.batch.stealing", fromlist=["x"]).STEALING_POLICIES)
+    assert bb.BATCH_CASES["mira-stealing"]["failures"] == bb.BATCH_CASES["mira"]["failures"]
+    assert "mira-stealing" not in bb.bench_batch.__defaults__[0]
+    monkeypatch.setitem(bb.BATCH_CASES, "mira-stealing", {"trace": "tiny", "policy": "conservative",
+                                                          "sweep": ["h111", "h321"], "readings": ["nodes", "count"],
+                                                          "rounds": 2})
+    assert main(["bench", "batch", "--cases", "mira-stealing", "--no-accasim", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)["batch"]
+    sweep = data["runs"][0]["sweep"]
+    assert set(sweep) == {"nodes", "count"} and all(set(v["policies"]) == {"h111", "h321"} for v in sweep.values())
+    for reading, got in data["sweep_ratios"].items():
+        for name, ratio in got.items():
+            assert ratio == pytest.approx(sweep[reading]["policies"][name] / sweep[reading]["baseline"])
+    assert main(["bench", "batch", "--cases", "mira-stealing", "--no-accasim"]) == 0
+    out = capsys.readouterr().out
+    lines = [x for x in out.splitlines() if x.strip().startswith("reservations on")]
+    assert [x.split()[2] for x in lines] == ["nodes", "count"]
+    assert all("the costliest H" in x and ("; met" in x or "NOT met" in x) for x in lines)
+    assert "H111" in out and "H321" in out and "not measured" not in out.split("node stealing, every")[1].split("\n\n")[0]
