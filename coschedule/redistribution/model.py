@@ -82,6 +82,11 @@ __all__ = [
 ]
 
 
+#: the scalar types of an application index or a processor count: the fast scalar paths below
+#: (the same float64 operations in the same order as the vectorised ones, so the same numbers)
+_SCALAR = (int, float, np.integer, np.floating)
+
+
 def _g(rate: Any, x: Any) -> Any:
     """``(e^{rate x} - 1) / rate``, and ``x`` at ``rate = 0`` (its limit)."""
     if np.isscalar(rate):
@@ -280,6 +285,9 @@ class MalleablePack:
 
     def time(self, i: Any, k: Any) -> Any:
         """``t_{i,k}``, vectorised: ``i`` and ``k`` broadcast together."""
+        if isinstance(i, _SCALAR) and isinstance(k, _SCALAR) and self.table is None:
+            assert self.seq is not None and self.par is not None
+            return float(self.seq[i] + self.par[i] / k)
         i = np.asarray(i)
         k = np.asarray(k)
         if self.table is not None:
@@ -393,10 +401,23 @@ class PackModel:
 
     def checkpoint(self, i: Any, k: Any) -> Any:
         """``C_{i,k} = c m_i / k + beta`` (also the recovery ``R_{i,k}``)."""
+        if isinstance(i, _SCALAR) and isinstance(k, _SCALAR):
+            return float(self.res.c * self.pack.memory[i] / float(k) + self.res.beta)
         return self.res.c * self.pack.memory[i] / np.asarray(k, dtype=float) + self.res.beta
 
     def period(self, i: Any, k: Any) -> Any:
         """``tau_{i,k}``, Young's period with ``mu_{i,k} = mu / k`` (module docstring)."""
+        if isinstance(i, _SCALAR) and isinstance(k, _SCALAR) and self.res.rate != 0:
+            C = self.checkpoint(i, k)
+            if not C > 0:
+                return math.inf
+            mu = self.res.node_mtbf / float(k)
+            if self.res.period_formula == "printed":
+                tau = math.sqrt(2.0 * mu * C + C)
+            else:
+                tau = math.sqrt(2.0 * mu * C) + C
+            if tau > C:
+                return tau  # else the vectorised path says why
         C = np.asarray(self.checkpoint(i, k), dtype=float)
         kk = np.asarray(k, dtype=float)
         if self.res.rate == 0:
@@ -455,6 +476,12 @@ class PackModel:
 
     def redistribution_cost(self, i: Any, j: Any, k: Any) -> Any:
         """``RC_i^{j -> k}`` of (1.11), vectorised; 0 where ``j = k``."""
+        if isinstance(i, _SCALAR) and isinstance(j, _SCALAR) and isinstance(k, _SCALAR):
+            j, k = float(j), float(k)
+            if j == k:
+                return 0.0
+            rounds = max(min(j, k), abs(k - j))
+            return float(self.res.start + rounds * (self.res.c * self.pack.memory[i] / (j * k) + self.res.beta))
         j = np.asarray(j, dtype=float)
         k = np.asarray(k, dtype=float)
         rounds = np.maximum(np.minimum(j, k), np.abs(k - j))

@@ -615,3 +615,29 @@ def test_worst_expected_restarts_against_a_loop():
     assert PackModel(pack, Resilience(node_mtbf=math.inf)).worst_expected_restarts() == (0.0, 0, 0)
     # a tenth of the MTBF: far more restarts
     assert PackModel(pack, Resilience(node_mtbf=2 * 86400.0)).worst_expected_restarts()[0] > 10 * expected
+
+
+@pytest.mark.parametrize("formula", ["first-order", "printed"])
+def test_scalar_paths_give_the_vectorised_floats(formula):
+    """C, tau, RC and t for one application and one count (the simulator's and the validator's
+    calls) take a scalar path: the very floats of the vectorised one, for every argument type."""
+    rng = np.random.default_rng(7)
+    pack = MalleablePack.synthetic(40, 600, seed=3)
+    pm = PackModel(pack, Resilience(node_mtbf=3 * YEAR, c=0.7, beta=2.5, start=4.0, period_formula=formula))
+    for _ in range(300):
+        i = int(rng.integers(40))
+        j, k = (int(x) for x in 2 * rng.integers(1, 300, size=2))
+        vi, vj, vk = np.array([i]), np.array([j]), np.array([k])
+        for kind in (int, np.int64, float):
+            a, b = kind(j), kind(k)
+            assert pm.checkpoint(i, b) == pm.checkpoint(vi, vk)[0]
+            assert pm.period(np.int64(i), b) == pm.period(vi, vk)[0]
+            assert pm.redistribution_cost(i, a, b) == pm.redistribution_cost(vi, vj, vk)[0]
+            assert pack.time(i, b) == pack.time(vi, vk)[0]
+        assert pm.redistribution_cost(i, k, k) == 0.0
+    free = PackModel(pack, Resilience(node_mtbf=3 * YEAR, c=0.0, beta=0.0))
+    assert free.period(1, 4) == math.inf  # no checkpoint, no period
+    if formula == "printed":  # a period shorter than its checkpoint: the vectorised path's error
+        short = PackModel(pack, Resilience(node_mtbf=1.0, c=1.0, period_formula=formula))
+        with pytest.raises(InvalidInstance, match="shorter than the checkpoint"):
+            short.period(0, 2)
