@@ -82,11 +82,15 @@ _COMPLETED, _FAILED, _INTERRUPTED, _CHECKPOINTED, _MIGRATED = range(len(OUTCOMES
 
 
 def _tol(*values: float) -> float:
-    return RTOL * max([1.0] + [abs(v) for v in values])
+    largest = 1.0  # (a loop: the validators call this per phase and per attempt)
+    for v in values:
+        if abs(v) > largest:
+            largest = abs(v)
+    return RTOL * largest
 
 
 def _close(a: float, b: float) -> bool:
-    return abs(a - b) <= _tol(a, b)
+    return abs(a - b) <= RTOL * max(1.0, abs(a), abs(b))
 
 
 def _g(x: float) -> str:
