@@ -84,8 +84,7 @@ _COMPLETED, _FAILED, _INTERRUPTED, _CHECKPOINTED, _MIGRATED = range(len(OUTCOMES
 def _tol(*values: float) -> float:
     largest = 1.0  # (a loop: the validators call this per phase and per attempt)
     for v in values:
-        if abs(v) > largest:
-            largest = abs(v)
+        largest = max(largest, abs(v))
     return RTOL * largest
 
 
