@@ -60,10 +60,14 @@ def reproduce(paper: Paper, out: str | Path, *, quick: bool = False, workers: in
         spec_names.append(spec.name)
         print(f"reproduce {paper.key}: campaign {k} of {len(paper.campaigns)}, {spec.name} "
               f"({spec.n_cells():,} cells) -> {db}", file=stream, flush=True)
-        summary = run_campaign(spec, str(db), workers=workers, dask=dask, progress=progress, progress_stream=stream)
+        began = time.perf_counter()
+        try:
+            summary = run_campaign(spec, str(db), workers=workers, dask=dask, progress=progress,
+                                   progress_stream=stream)
+        finally:  # an interrupted call's time counts too: its cells are kept, the next call resumes
+            timing.add(spec.name, time.perf_counter() - began)
         computed += summary.computed
         resumed += summary.skipped
-        timing.add(spec.name, summary.seconds)
         databases[campaign.name] = db
     results = Results(databases, quick=quick)
     figures = draw_figures(paper, results, folder / "figures", stream)
@@ -77,8 +81,9 @@ def reproduce(paper: Paper, out: str | Path, *, quick: bool = False, workers: in
 
 class _Timing:
     """The wall seconds each campaign has taken, summed over every call that ran it
-    (``DIR/campaign-seconds.json``, rewritten after each campaign): a resumed reproduction's
-    report gives the whole run's time, not only its last call's."""
+    (``DIR/campaign-seconds.json``, rewritten after each campaign, and when a call is interrupted
+    by Ctrl-C, SIGTERM or an error): a resumed reproduction's report gives the whole run's time,
+    not only its last call's. A call killed outright (SIGKILL, a power cut) is not counted."""
 
     def __init__(self, path: Path) -> None:
         self.path = path

@@ -167,6 +167,25 @@ def test_the_command_resumes_and_gives_the_same_verdicts(quick, capsys):
         {k: (o.verdict, o.measured.text) for k, o in done.outcomes.items()}
 
 
+def test_an_interrupted_call_counts_its_campaigns_time(tmp_path, monkeypatch):
+    """Ctrl-C during a campaign: the call's time so far goes to ``campaign-seconds.json``, added to
+    what earlier calls took, so that the resumed run's report gives the whole time."""
+    import coschedule.campaign
+
+    clock = iter([0.0, 100.0, 107.5])  # the call's start, the campaign's, then the interruption
+    monkeypatch.setattr("coschedule.reproduce.run.time.perf_counter", lambda: next(clock, 200.0))
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(coschedule.campaign, "run_campaign", interrupted)
+    paper = get_paper("aupy2017")
+    (tmp_path / "campaign-seconds.json").write_text(json.dumps({paper.campaigns[0].name: 60.0}))
+    with pytest.raises(KeyboardInterrupt):
+        reproduce(paper, tmp_path, stream=io.StringIO())
+    assert json.loads((tmp_path / "campaign-seconds.json").read_text()) == {paper.campaigns[0].name: 67.5}
+
+
 # ------------------------------------------------------------------ the pages embed the full runs
 
 def _report(key: str = "demo", quick: bool = False) -> dict:
