@@ -82,6 +82,17 @@ def test_cli_errors_are_one_line(capsys, argv, message):
     assert message in err and err.count("\n") == 1
 
 
+def test_help_states_every_full_run_time(capsys):
+    """``coschedule reproduce --help`` gives each paper's full-run time, as the registry has it."""
+    with pytest.raises(SystemExit):
+        main(["reproduce", "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    assert "95 % interval" in text
+    for key in paper_keys():
+        wall = get_paper(key).full_wall.split(" (")[0].removeprefix("about ")
+        assert f"{wall} ({key})" in text, key
+
+
 def test_cli_list_names_every_paper(capsys):
     assert main(["reproduce", "--list"]) == 0
     out = capsys.readouterr().out

@@ -32,6 +32,7 @@ from .common import (
     _improvements,
     _llnl,
     _median,
+    _median_text,
     _num,
     _params,
     _pm,
@@ -44,8 +45,8 @@ def _tiebreak_gain(log: str) -> Callable[[Results], Measured]:
     def compute(r: Results) -> Measured:
         imps = _improvements(_groups(r, ACC), log, C0, "tiebreak")
         mu, half = _median(imps)
-        return Measured(f"{log}, c = 1.0, Tie-breaking vs FCFS: {_curve_text(imps)}; median improvement "
-                        f"{100 * mu:.0f} %", value=mu, half=half)
+        return Measured(f"{log}, c = 1.0, Tie-breaking vs FCFS: {_curve_text(imps)}; {_median_text(mu, half)}",
+                        value=mu, half=half)
 
     return compute
 

@@ -168,6 +168,11 @@ def _median(xs: Sequence[tuple[float, float, float]]) -> tuple[float, float]:
     return statistics.median(x[1] for x in xs), statistics.median(x[2] for x in xs)
 
 
+def _median_text(mu: float, half: float) -> str:
+    """The median improvement and the interval a verdict counts (:func:`_median`)."""
+    return f"median improvement {100 * mu:.0f} % ± {100 * half:.0f} (the median half-width)"
+
+
 def _curve_text(xs: Sequence[tuple[float, float, float]]) -> str:
     return ", ".join(f"{_pct(-imp)} (a = {a:g})" for a, imp, _ in xs)
 

@@ -33,6 +33,7 @@ from .common import (
     _holds,
     _improvements,
     _median,
+    _median_text,
     _num,
     _params,
     _pct,
@@ -59,7 +60,7 @@ def _load_70_80(r: Results) -> Measured:
     gs = _groups(r, CONF)
     curves = {log: _improvements(gs, log, C1, "balancing") for log in LOGS}
     mu, half = _median(curves[NASA])
-    text = (f"c = 1.2, Balancing vs FCFS: NASA {_curve_text(curves[NASA])} (median improvement {100 * mu:.0f} %); "
+    text = (f"c = 1.2, Balancing vs FCFS: NASA {_curve_text(curves[NASA])} ({_median_text(mu, half)}); "
             + "; ".join(f"{log} (for {PAPER_LOG[log]}) {_curve_text(curves[log])}" for log in (KTH, LUBLIN)))
     return Measured(text, value=mu, half=half)
 
