@@ -10,7 +10,7 @@ their cache, reading the trace, simulating) is counted:
   MTBF 1 h (``node_mtbf`` = 49,152 h), downtime D = 1 h, checkpoints C = R = 5 min, failure seed 1
   ([Du2024] §6.1's scenario);
 * ``mira-sfsj``, ``mira-h321``: the same month and failure trace under node stealing, SFSJ (H111)
-  and H321, the costliest of the 18 variants there (:data:`MIRA_COSTLIEST`); with
+  and H321, the costliest of the 18 variants on counts (:data:`MIRA_COSTLIEST`); with
   ``-reference`` (and ``mira-reference`` for Baseline) the same through the reference event loop.
   :meth:`BatchBench.mira_ratios` divides their times by Baseline's kernel time (case ``mira``)
   measured in the same run;
@@ -91,10 +91,12 @@ KTH, LANL = "KTH-SP2-1996-2.1-cln", "LANL-CM5-1994-4.1-cln"
 #: [Du2024] §6.1: platform MTBF 1 h on 49,152 nodes, D = 1 h, C = R = 5 min
 MIRA_FAILURES = {"node_mtbf": 49152 * 3600.0, "downtime": 3600.0, "checkpoint_cost": 300.0, "seed": 1}
 
-#: the costliest node-stealing variant on the Mira-like month of case ``mira``: the kernel's CPU for
-#: each of the 18, measured twice (docs/benchmarks.md), H321 first both times (2.2x and 2.5x
-#: Baseline's), then H322, H312 and H311: under T3 failed jobs keep their nodes idle until the
-#: victim's next checkpoint, and the queue conservative backfilling plans is about twice as long
+#: the costliest node-stealing variant on the Mira-like month of case ``mira`` when reservations
+#: were on counts: the kernel's CPU for each of the 18, measured twice (docs/benchmarks.md), H321
+#: first both times (2.2x and 2.5x Baseline's), then H322, H312 and H311: under T3 failed jobs keep
+#: their nodes idle until the victim's next checkpoint, and the queue conservative backfilling plans
+#: is about twice as long. With reservations on nodes (the default since) H311 costs the most (case
+#: ``mira-stealing`` measures all 18); the case keeps H321, the variant its earlier rows measured
 MIRA_COSTLIEST = "h321"
 _MIRA = {"mira": "2018-03", "seed": 0, "failures": MIRA_FAILURES}
 #: the 18 variants Hxyz of [Du2024] §7 (SFSJ is H111: the same class)
