@@ -185,7 +185,7 @@ def resilient_optimal_1_pack(pack: MalleablePack, res: Resilience | None = None,
 
 # ------------------------------------------------------------------ the greedy rebuild (kernel)
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _value(x, k, ids, jcur, alpha, base, tucur, seq, par, tab, use_tab, mem, prm):  # type: ignore[no-untyped-def]
     i = ids[x]
     if k == jcur[x]:
@@ -194,28 +194,34 @@ def _value(x, k, ids, jcur, alpha, base, tucur, seq, par, tab, use_tab, mem, prm
             + k_expected(i, k, alpha[x], seq, par, tab, use_tab, mem, prm))
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _before(v1, x1, v2, x2):  # type: ignore[no-untyped-def]
     """Heap order: larger value first, then the lower position."""
     return v1 > v2 or (v1 == v2 and x1 < x2)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _sift_down(hv, hx, size, pos):  # type: ignore[no-untyped-def]
+    """Move the entry at ``pos`` down to its place (:func:`_before`'s order): the larger child
+    moves up into the hole until none comes before the entry, which then fills it (the same
+    places as swapping it down, a third of the writes)."""
+    v = hv[pos]
+    x = hx[pos]
     while True:
         left = 2 * pos + 1
         if left >= size:
-            return
+            break
         best = left
         right = left + 1
         if right < size and _before(hv[right], hx[right], hv[left], hx[left]):
             best = right
-        if _before(hv[best], hx[best], hv[pos], hx[pos]):
-            hv[best], hv[pos] = hv[pos], hv[best]
-            hx[best], hx[pos] = hx[pos], hx[best]
-            pos = best
-        else:
-            return
+        if not _before(hv[best], hx[best], v, x):
+            break
+        hv[pos] = hv[best]
+        hx[pos] = hx[best]
+        pos = best
+    hv[pos] = v
+    hx[pos] = x
 
 
 @njit(cache=True)

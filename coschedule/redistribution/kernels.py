@@ -6,6 +6,10 @@ by numba when it is installed (coschedule.jit), plain Python otherwise. Their ar
 PackModel.kernel_args(): seq, par (closed form) or tab (table, use_tab), mem, and prm =
 [c, beta, S, rate, node_mtbf, D, eq16, printed]. tests/coschedule/test_redistribution_model.py
 checks them against PackModel.
+
+A kernel that calls them has them inlined by numba (``inline="always"``): a call between
+compiled functions passes, and counts references to, every array it takes, and the greedy
+rebuild of :mod:`coschedule.heuristics.redistribution` took half as long again with the calls.
 """
 
 from __future__ import annotations
@@ -16,10 +20,10 @@ import numpy as np
 
 from coschedule.jit import njit
 
-__all__ = ["k_time", "k_checkpoint", "k_period", "k_expected", "k_fault_free", "k_rc", "k_jmax", "k_can_grow"]
+__all__ = ["k_can_grow", "k_checkpoint", "k_expected", "k_fault_free", "k_jmax", "k_period", "k_rc", "k_time"]
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def k_time(i, k, seq, par, tab, use_tab):  # type: ignore[no-untyped-def]
     """``t_{i,k}``."""
     if use_tab:
@@ -28,13 +32,13 @@ def k_time(i, k, seq, par, tab, use_tab):  # type: ignore[no-untyped-def]
     return seq[i] + par[i] / k
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def k_checkpoint(i, k, mem, prm):  # type: ignore[no-untyped-def]
     """``C_{i,k}``."""
     return prm[0] * mem[i] / k + prm[1]
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def k_period(C, k, prm):  # type: ignore[no-untyped-def]
     """``tau`` for a checkpoint ``C`` on ``k`` processors (``inf``: no checkpoint)."""
     if prm[3] == 0.0 or C <= 0.0:
@@ -45,14 +49,14 @@ def k_period(C, k, prm):  # type: ignore[no-untyped-def]
     return math.sqrt(2.0 * mu * C) + C
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _k_g(rate, x):  # type: ignore[no-untyped-def]
     if rate == 0.0:
         return x
     return math.expm1(rate * x) / rate
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def k_expected(i, k, alpha, seq, par, tab, use_tab, mem, prm):  # type: ignore[no-untyped-def]
     """``t^R_{i,k}(alpha)`` under the model of ``prm``."""
     work = alpha * k_time(i, k, seq, par, tab, use_tab)
@@ -72,7 +76,7 @@ def k_expected(i, k, alpha, seq, par, tab, use_tab, mem, prm):  # type: ignore[n
     return (1.0 + rate * (prm[5] + C)) * body
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def k_fault_free(i, k, alpha, seq, par, tab, use_tab, mem, prm):  # type: ignore[no-untyped-def]
     """``alpha t_{i,k} + N^ff C_{i,k}``."""
     work = alpha * k_time(i, k, seq, par, tab, use_tab)
@@ -83,7 +87,7 @@ def k_fault_free(i, k, alpha, seq, par, tab, use_tab, mem, prm):  # type: ignore
     return work
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def k_rc(i, j, k, mem, prm):  # type: ignore[no-untyped-def]
     """``RC_i^{j -> k}`` of (1.11); 0 when ``j = k``."""
     if j == k:
@@ -115,7 +119,7 @@ def k_jmax(kmin, p_even, seq, par, tab, use_tab, mem, prm):  # type: ignore[no-u
     return out
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def k_can_grow(i, k, ver, exact, p_even, seq, par, tab, use_tab, mem, prm):  # type: ignore[no-untyped-def]
     """Whether ``k + 2 <= j_max(i)`` (1.8), computed lazily: ``ver[i]`` is a count ``V`` known
     to satisfy ``j_max(i) >= V`` (start: the application's minimum), ``exact[i]`` is ``j_max(i)``

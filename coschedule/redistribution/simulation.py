@@ -318,6 +318,21 @@ class PackSimulation:
         rest = 0.0 if failed else np.where(fin, np.minimum(e - n * safe, chunk), e)
         return np.minimum(n * chunk + rest, a * tik)
 
+    def _work_done_one(self, i: int, t: float, *, failed: bool) -> float:
+        """:meth:`work_done` of one application, in Python floats (the same operations, so the
+        same numbers: a decision asks for one application at a time)."""
+        e = t - float(self.t_last[i])
+        e = max(0.0, e)
+        tau, C = float(self.tau[i]), float(self.ck[i])
+        if math.isfinite(tau):
+            n = math.floor(e / tau)
+            chunk = tau - C
+            rest = 0.0 if failed else min(e - n * tau, chunk)
+            done = n * chunk + rest
+        else:
+            done = 0.0 if failed else e
+        return min(done, float(self.alpha[i]) * float(self.tik[i]))
+
     def alphas_now(self, ids: np.ndarray, t: float) -> np.ndarray:
         """Remaining fractions of applications ``ids`` if they stopped at ``t`` (the faulty one:
         after its rollback)."""
@@ -328,7 +343,9 @@ class PackSimulation:
 
     def alpha_now(self, i: int, t: float) -> float:
         """:meth:`alphas_now` of one application."""
-        return float(self.alphas_now(np.array([i]), t)[0])
+        if i == self.faulty:
+            return float(self._fault_alpha)
+        return max(0.0, float(self.alpha[i]) - self._work_done_one(i, t, failed=False) / float(self.tik[i]))
 
     def base(self, i: int, t: float) -> float:
         """When ``i`` could start a redistribution decided at ``t``: ``t``, or ``t + D +
@@ -561,7 +578,7 @@ class PackSimulation:
             self._schedule(i, s0 + rc + c, a)
             self.fail_log.append(PackFailure(t, x, i, "restart"))
             return
-        done = float(self.work_done(np.array([i]), t, failed=True)[0])
+        done = self._work_done_one(i, t, failed=True)
         alpha_f = max(0.0, float(self.alpha[i]) - done / float(self.tik[i]))
         self.faulty, self._fault_alpha = i, alpha_f
         self._fault_base = t + self.res.downtime + self.checkpoint(i, j)

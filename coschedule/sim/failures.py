@@ -164,8 +164,9 @@ def poisson_failures(
     for c in range(math.ceil(horizon / CHUNK)):  # day by day: a longer horizon extends the trace
         rng = np.random.default_rng([root, c])
         k = int(rng.poisson(CHUNK * rate))
-        t = c * CHUNK + np.sort(rng.uniform(0.0, CHUNK, size=k))
-        parts_t.append(t)
+        if k == 0:  # a day without failure draws nothing more (its stream is its own): half the cost
+            continue
+        parts_t.append(c * CHUNK + np.sort(rng.uniform(0.0, CHUNK, size=k)))
         parts_n.append(rng.integers(0, n_nodes, size=k))
     times = np.concatenate(parts_t) if parts_t else np.empty(0)
     nodes = np.concatenate(parts_n) if parts_n else np.empty(0, dtype=np.int64)

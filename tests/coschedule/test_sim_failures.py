@@ -95,6 +95,23 @@ def test_a_longer_horizon_extends_the_trace():
     assert long.times[k] >= 1.5e5
 
 
+@pytest.mark.parametrize(("nodes", "mtbf"), [(50, 200 * 86400.0), (64, 3 * 86400.0)])
+def test_each_day_is_the_draws_of_its_own_stream(nodes, mtbf):
+    """The module docstring's contract, drawn again here: day ``c`` is ``default_rng([seed, c])``'s
+    Poisson count, then that many sorted uniform times, then as many nodes; a day without
+    failure draws nothing more (most days of the first case), and no day shifts another's."""
+    horizon, seed = 40 * 86400.0, 11
+    times, where = [], []
+    for c in range(40):
+        rng = np.random.default_rng([seed, c])
+        k = int(rng.poisson(86400.0 * nodes / mtbf))
+        times.extend(c * 86400.0 + np.sort(rng.uniform(0.0, 86400.0, size=k)))
+        where.extend(rng.integers(0, nodes, size=k))
+    got = poisson_failures(nodes, node_mtbf=mtbf, horizon=horizon, seed=seed)
+    assert 0 < len(got) and (len(got) < 40) == (mtbf > 86400.0 * 10)
+    assert np.array_equal(got.times, np.array(times)) and np.array_equal(got.nodes, np.array(where))
+
+
 def test_a_trace_that_would_not_end_is_refused_before_any_draw():
     """Drawn a day at a time, 2.5e13 s is 290 million days: ``coschedule batch`` on a job of
     1e13 s with checkpoints ran until stopped. The limits are on the span and the expected count."""

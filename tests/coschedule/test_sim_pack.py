@@ -27,12 +27,6 @@ from collections import Counter
 
 import numpy as np
 import pytest
-from coschedule.heuristics.redistribution import (
-    AT_END,
-    AT_FAILURE,
-    resilient_optimal_1_pack,
-    run_pack,
-)
 from coschedule_testing import fewer, seeds
 from hypothesis import given
 from hypothesis import strategies as st
@@ -40,6 +34,13 @@ from hypothesis import strategies as st
 import coschedule.sim.validate_pack as validate_pack_module
 from coschedule.errors import InvalidInstance, InvalidSchedule, UnknownName
 from coschedule.generators import random_instance
+from coschedule.heuristics.redistribution import (
+    AT_END,
+    AT_FAILURE,
+    PackRedistribution,
+    resilient_optimal_1_pack,
+    run_pack,
+)
 from coschedule.model import MoldableInstance, MoldableTask
 from coschedule.redistribution import (
     FAILURE_MODELS,
@@ -48,6 +49,7 @@ from coschedule.redistribution import (
     Resilience,
     even_allocations,
 )
+from coschedule.redistribution.simulation import PackSimulation
 from coschedule.sim.failures import FailureTrace, poisson_failures
 from coschedule.sim.pack import PackResult
 from coschedule.sim.validate_pack import validate_pack_run
@@ -178,6 +180,45 @@ def test_every_combination_passes_the_validator(pack, res, seed):
             assert all(len(ph.procs) % 2 == 0 for ph in result.phases)
             if res.model == "simulation":
                 assert not any(f.effect == "restart" for f in result.failures)
+
+
+class _Watching:
+    """A policy that, before each decision of ``inner``, holds the one-application remaining
+    fraction and work (Python floats) to the vectorised ones, bit for bit; counts its checks."""
+
+    def __init__(self, inner: PackRedistribution) -> None:
+        self.inner = inner
+        self.checks = 0
+
+    def _check(self, sim: PackSimulation, t: float) -> None:
+        ids = np.flatnonzero(~sim.done)
+        alphas = sim.alphas_now(ids, t)
+        for failed in (False, True):
+            work = sim.work_done(ids, t, failed=failed)
+            assert [sim._work_done_one(int(i), t, failed=failed) for i in ids] == work.tolist()
+        assert [sim.alpha_now(int(i), t) for i in ids] == alphas.tolist()
+        self.checks += ids.size
+
+    def on_end(self, sim: PackSimulation, t: float, ended: list[int]) -> None:
+        self._check(sim, t)
+        self.inner.on_end(sim, t, ended)
+
+    def on_failure(self, sim: PackSimulation, t: float, app: int) -> None:
+        self._check(sim, t)
+        self.inner.on_failure(sim, t, app)
+
+
+@fewer(0.3)
+@given(packs(), resiliences(), seeds)
+def test_one_applications_fraction_is_the_vectorised_one(pack, res, seed):
+    # the decisions ask for one application at a time, in Python floats (simulation.py,
+    # _work_done_one): the same numbers as the arrays' path, at ends and at failures
+    pm = PackModel(pack, res)
+    watch = _Watching(PackRedistribution("greedy", "saf"))
+    sim = PackSimulation(pack, res, watch, resilient_optimal_1_pack(pack, model=pm), trace_for(pack, res, seed),
+                         model=pm)
+    validate_pack_run(sim.run())
+    assert watch.checks > 0
 
 
 def test_the_runs_see_every_failure_effect():
