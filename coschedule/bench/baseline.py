@@ -26,8 +26,10 @@ precision: 6 significant digits), and the scenario's index on stderr.
 
 Its ``main`` runs the list scheduler with ``m = "zero"`` (no reservation), so through this
 interface it runs **R-List-0** (``shelf 0 naive 0``), **R-Shelf-B** (``shelf 1 naive 0``) and
-**R-Shelf-NB** (``shelf 1 naive 1``); R-List-1, R-List-Q (its ``m = "one"`` and ``"all"``, not
-reachable without editing ``main``) and R-ShelfFill (not in the file) are "not measured". Its
+**R-Shelf-NB** (``shelf 1 naive 1``). Its ``simulate`` also takes ``m = "one"`` and ``"all"``
+(R-List-1, R-List-Q), reachable only by a ``main`` edited to pass them: ``reserves`` (``--baseline-
+reserves``) says which ``m`` the binary passes, and only the heuristics of that ``m`` are run
+(:data:`RESERVES`); the others, and R-ShelfFill (not in the file), are "not measured". Its
 RANDOM priority is seeded from the clock, so RANDOM makespans are timed but not compared.
 
 Any program with the same interface can stand in for it (the tests use a small Python stand-in
@@ -53,6 +55,7 @@ __all__ = [
     "AUTHORS_HEURISTICS",
     "AUTHORS_PRIORITIES",
     "MAKESPAN_RTOL",
+    "RESERVES",
     "BaselineError",
     "BaselineRun",
     "compare_makespans",
@@ -66,6 +69,13 @@ AUTHORS_HEURISTICS: dict[str, tuple[int, int, int]] = {
     "r-list-0": (0, 0, 0),
     "r-shelf-b": (0, 0, 1),
     "r-shelf-nb": (0, 1, 1),
+}
+#: the ``m`` the binary's ``main`` passes to its ``simulate`` -> the heuristics it then runs, with
+#: their flags (the stored ``main`` passes ``"zero"``)
+RESERVES: dict[str, dict[str, tuple[int, int, int]]] = {
+    "zero": AUTHORS_HEURISTICS,
+    "one": {"r-list-1": (0, 0, 0)},
+    "all": {"r-list-q": (0, 0, 0)},
 }
 #: our priority rule -> the authors' name (a larger key runs first in their max-heap)
 AUTHORS_PRIORITIES: dict[str, str] = {
@@ -107,21 +117,30 @@ class BaselineRun:
         return 1000 * self.wall_s / self.scenarios
 
 
-def supported(heuristic: str, priority: str) -> str | None:
-    """``None`` if the binary's interface can run this, else why not (a short phrase)."""
-    if heuristic not in AUTHORS_HEURISTICS:
+def supported(heuristic: str, priority: str, reserves: str = "zero") -> str | None:
+    """``None`` if the binary's interface can run this, its ``main`` passing ``m = reserves``
+    (:data:`RESERVES`), else why not (a short phrase)."""
+    if reserves not in RESERVES:
+        return f"m = {reserves!r} is not one of the binary's ({', '.join(RESERVES)})"
+    if heuristic not in RESERVES[reserves]:
+        if any(heuristic in runs for runs in RESERVES.values()):
+            return (f"{heuristic} needs a binary whose main passes m = "
+                    f"{next(m for m, runs in RESERVES.items() if heuristic in runs)!r} "
+                    f"(this one: {reserves!r}; --baseline-reserves)")
         return f"{heuristic} is not reachable through the binary's interface"
     if priority.upper() not in AUTHORS_PRIORITIES:
         return f"priority {priority} has no counterpart in the binary"
     return None
 
 
-def write_instance(path: str | Path, instance: RigidInstance, heuristic: str, priority: str) -> None:
-    """The authors' input file for ``instance`` run by ``heuristic`` with ``priority``."""
-    why = supported(heuristic, priority)
+def write_instance(path: str | Path, instance: RigidInstance, heuristic: str, priority: str,
+                   reserves: str = "zero") -> None:
+    """The authors' input file for ``instance`` run by ``heuristic`` with ``priority`` (by a
+    binary whose ``main`` passes ``m = reserves``)."""
+    why = supported(heuristic, priority, reserves)
     if why is not None:
         raise BaselineError(why)
-    batch, naive, shelf = AUTHORS_HEURISTICS[heuristic]
+    batch, naive, shelf = RESERVES[reserves][heuristic]
     lines = [f"0 {instance.P} 0 {AUTHORS_PRIORITIES[priority.upper()]} {batch} {naive} {shelf}"]
     lines += [f"J{j} rgd {float(job.time)!r} {int(job.procs)}" for j, job in enumerate(instance.jobs)]
     Path(path).write_text("\n".join(lines) + "\n", encoding="ascii")
@@ -140,10 +159,12 @@ def run_baseline(
     heuristic: str,
     priority: str = "LPT",
     *,
+    reserves: str = "zero",
     timeout: float | None = None,
 ) -> BaselineRun:
-    """Run ``binary`` on ``instance`` and the ``(S, n)`` failure ``scenarios``; parse its
-    makespans; time the whole process (wall clock and the child's CPU time)."""
+    """Run ``binary`` (its ``main`` passing ``m = reserves``) on ``instance`` and the ``(S, n)``
+    failure ``scenarios``; parse its makespans; time the whole process (wall clock and the
+    child's CPU time)."""
     exe = Path(binary)
     if not exe.is_file() or not os.access(exe, os.X_OK):
         raise BaselineError(f"{binary}: not an executable file")
@@ -152,7 +173,7 @@ def run_baseline(
         raise BaselineError(f"scenarios have {f.shape[1]} jobs, the instance {instance.n}")
     with tempfile.TemporaryDirectory(prefix="coschedule-baseline-") as tmp:
         inst_path, fail_path = Path(tmp) / "instance.txt", Path(tmp) / "failures.txt"
-        write_instance(inst_path, instance, heuristic, priority)
+        write_instance(inst_path, instance, heuristic, priority, reserves)
         write_failures(fail_path, f)
         before = resource.getrusage(resource.RUSAGE_CHILDREN)
         t0 = time.perf_counter()

@@ -69,13 +69,14 @@ class CampaignBench:
 
 
 def bench_campaign(spec_path: str, *, workers: int | None = None, db: str | None = None,
-                   baseline: str | None = None, progress: bool = False) -> CampaignBench:
+                   baseline: str | None = None, progress: bool = False, reserves: str = "zero") -> CampaignBench:
     """Run the campaign ``spec_path`` from scratch (into ``db``, or a temporary file that is
     deleted afterwards, also on SIGTERM when the CLI runs it) and time it. Its numbers are those
     of ``coschedule simulate``. With ``baseline`` (the path of the authors' simulator or a
     program with its interface), that program then runs every cell it can (R-List-0 and R-Shelf
-    in the stored version of ``main.cpp``) on the same scenarios, and the row says how long it
-    took and whether its mean makespans agree with ours."""
+    in the stored version of ``main.cpp``; with ``reserves``, the ``m`` an edited ``main`` passes,
+    those of :data:`coschedule.bench.baseline.RESERVES`) on the same scenarios, and the row says
+    how long it took and whether its mean makespans agree with ours."""
     import os
     import tempfile
 
@@ -89,27 +90,27 @@ def bench_campaign(spec_path: str, *, workers: int | None = None, db: str | None
         summary = run_campaign(spec, path, workers=workers, progress=progress)
         with ResultStore.open(path) as store:
             rows = {r["id"]: r for r in store.rows()}
-        base = _campaign_baseline(baseline, spec, rows) if baseline else None
+        base = _campaign_baseline(baseline, spec, rows, reserves) if baseline else None
     compute = float(sum(r["seconds"] for r in rows.values()))
     return CampaignBench(spec_path, summary.cells, summary.computed * spec.scenarios, summary.workers,
                          summary.seconds, compute, summary.peak_rss_mb, summary.worker_peak_rss_mb, base)
 
 
-def _campaign_baseline(binary: str, spec: Any, rows: dict[str, dict[str, Any]]) -> CampaignBaseline:
-    from coschedule.bench.baseline import MAKESPAN_RTOL, run_baseline, supported
+def _campaign_baseline(binary: str, spec: Any, rows: dict[str, dict[str, Any]],
+                       reserves: str = "zero") -> CampaignBaseline:
+    from coschedule.bench.baseline import MAKESPAN_RTOL, RESERVES, run_baseline, supported
     from coschedule.campaign.simulators.rigid import cell_inputs
 
     cells = sims = compared = agree = 0
     cpu = wall = ours = 0.0
     skipped: set[str] = set()
     for cell in spec.cells():
-        why = supported(cell.heuristic, cell.priority)
+        why = supported(cell.heuristic, cell.priority, reserves)
         if why is not None:
-            skipped.add(cell.heuristic if cell.heuristic not in ("r-list-0", "r-shelf-b", "r-shelf-nb")
-                        else cell.priority)
+            skipped.add(cell.heuristic if cell.heuristic not in RESERVES.get(reserves, {}) else cell.priority)
             continue
         inst, failures, _ = cell_inputs(cell)
-        run = run_baseline(binary, inst, failures, cell.heuristic, cell.priority)
+        run = run_baseline(binary, inst, failures, cell.heuristic, cell.priority, reserves=reserves)
         row = rows[cell.id]
         cells += 1
         sims += run.scenarios

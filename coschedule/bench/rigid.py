@@ -118,6 +118,7 @@ def bench_rlist(
     repeat: int = 3,
     progress: Callable[[str], None] | None = None,
     baseline: str | None = None,
+    reserves: str = "zero",
 ) -> Iterator[RlistRow]:
     """Yield one row per heuristic: time per scenario of the fast and the reference path, and of
     the ``baseline`` binary (:mod:`coschedule.bench.baseline`) when its path is given.
@@ -128,7 +129,8 @@ def bench_rlist(
     the reference when numba is missing: see ``backend``), warmed up on one scenario first, then
     timed on all ``scenarios``, best of ``repeat``; the reference (one call of the registry's
     heuristic per scenario) runs once on the first ``reference_scenarios``; the baseline runs
-    once on all ``scenarios``, for the heuristics its interface offers.
+    once on all ``scenarios``, for the heuristics its interface offers (its ``main`` passing
+    ``m = reserves``: :data:`coschedule.bench.baseline.RESERVES`).
     """
     from coschedule import jit
     from coschedule.heuristics.fast import makespans
@@ -160,7 +162,7 @@ def bench_rlist(
             identical = bool(np.array_equal(fast[:k], ref))
         extra: dict[str, Any] = {}
         if baseline is not None:
-            extra = _rlist_baseline(baseline, inst, f, name, priority, fast, progress)
+            extra = _rlist_baseline(baseline, inst, f, name, priority, fast, progress, reserves)
         yield RlistRow(
             name, n, P, qbar, priority, seed, "numba" if jit.HAVE_NUMBA else "reference",
             scenarios, compile_s, compiled, 1000 * best_cpu / scenarios,
@@ -169,15 +171,15 @@ def bench_rlist(
 
 
 def _rlist_baseline(binary: str, inst: Any, f: np.ndarray, name: str, priority: str, fast: np.ndarray,
-                    progress: Callable[[str], None] | None) -> dict[str, Any]:
+                    progress: Callable[[str], None] | None, reserves: str = "zero") -> dict[str, Any]:
     from coschedule.bench.baseline import compare_makespans, run_baseline, supported
 
-    why = supported(name, priority)
+    why = supported(name, priority, reserves)
     if why is not None:
         return {"baseline": f"{NOT_MEASURED}: {why}"}
     if progress:
         progress(f"{name}: baseline binary on {len(f)} scenarios ...")
-    run = run_baseline(binary, inst, f, name, priority)
+    run = run_baseline(binary, inst, f, name, priority, reserves=reserves)
     agree = None if priority.upper() == "RANDOM" else compare_makespans(fast, run.makespans)
     return {"baseline": "measured", "baseline_ms": run.cpu_ms_per_scenario,
             "baseline_wall_ms": run.wall_ms_per_scenario, "baseline_agree": agree}

@@ -89,6 +89,8 @@ def cmd_bench(args: argparse.Namespace) -> int:
     if args.baseline_binary and args.suite == "kinp":
         raise FormatError("--baseline-binary applies to bench rlist and bench campaign (the authors' "
                           "simulator of the resilient rigid-jobs paper)")
+    if args.baseline_reserves != "zero" and not args.baseline_binary:
+        raise FormatError("--baseline-reserves says what the binary of --baseline-binary runs: give both")
     if args.suite == "rlist":
         return _bench_rlist(args, tty)
     if args.suite == "campaign":
@@ -180,13 +182,14 @@ def _bench_rlist(args: argparse.Namespace, tty: bool) -> int:
             print(f"rigid heuristics on the §5.1 setting: n = {args.jobs} jobs, P = {P}, qbar = {args.qbar:g}, "
                   f"{scenarios} scenarios (seed {args.seed}), {args.priority}; ms per scenario, CPU time, one core")
             if args.baseline_binary:
-                print(f"baseline: {args.baseline_binary} (the authors' simulator's interface; its whole run "
-                      "per scenario, start-up and file reading included)")
+                print(f"baseline: {args.baseline_binary} (the authors' simulator's interface, its main passing "
+                      f"m = {args.baseline_reserves}; its whole run per scenario, start-up and file reading included)")
             print(f"{'heuristic':<15} {'fast':>9} {'reference':>10} {'speedup':>8} {'identical':>9} "
                   f"{base:>9} {'agree':>12}  backend (compile)", flush=True)
         for row in bench_rlist(heuristics, n=args.jobs, P=P, qbar=args.qbar, scenarios=scenarios,
                                reference_scenarios=min(100, scenarios), priority=args.priority,
-                               seed=args.seed, progress=ticker, baseline=args.baseline_binary):
+                               seed=args.seed, progress=ticker, baseline=args.baseline_binary,
+                               reserves=args.baseline_reserves):
             rows.append(row.to_dict())
             ticker.clear()
             if not args.json:
@@ -208,7 +211,10 @@ def _bench_rlist(args: argparse.Namespace, tty: bool) -> int:
         print(f"baseline (the authors' C++ simulator): {NOT_MEASURED}; give --baseline-binary PATH to run it")
     else:
         for row in rows:
-            if row["baseline"] not in ("measured", NOT_MEASURED):
+            if row["baseline"] == "measured" and row["baseline_ratio"] is not None:
+                print(f"  {row['heuristic']}: the binary {row['baseline_ms']:.4f} ms of CPU per scenario, ours "
+                      f"{row['fast_ms']:.4f} ms: {row['baseline_ratio']:.1f}x")
+            elif row["baseline"] not in ("measured", NOT_MEASURED):
                 print(f"  {row['heuristic']}: {row['baseline']}")
     return 0
 
@@ -224,7 +230,8 @@ def _bench_campaign(args: argparse.Namespace, tty: bool) -> int:
         raise FormatError(f"{spec}: no such file (give --spec SPEC.toml)")
     try:
         with _sigterm_exits():
-            row = bench_campaign(spec, workers=args.workers, baseline=args.baseline_binary, progress=not args.json)
+            row = bench_campaign(spec, workers=args.workers, baseline=args.baseline_binary, progress=not args.json,
+                                 reserves=args.baseline_reserves)
     except SystemExit as e:
         if e.code == EXIT_SIGTERM:
             print("coschedule bench: terminated (SIGTERM); the temporary database was removed", file=sys.stderr)
@@ -476,13 +483,17 @@ def register(sub: Any) -> None:
         "line 'lambda P verif priority batch naive shelf' (priority: length, rlength, procs, rprocs, "
         "area, rarea, rand), then 'NAME rgd TIME PROCS' per job; FAILURES = COUNT scenarios of n "
         "integers (failed attempts per job); it prints 'MAKESPAN BOUND FAILURES' per scenario. "
-        "Its main() runs m = 0, so it serves r-list-0, r-shelf-b and r-shelf-nb. See `coschedule docs benchmarks`.",
+        "Its main() runs m = 0, so it serves r-list-0, r-shelf-b and r-shelf-nb; a main edited to pass m = "
+        "\"one\" or \"all\" to its simulate() serves r-list-1 or r-list-q: say so with --baseline-reserves. "
+        "See `coschedule docs benchmarks`.",
         epilog="examples:\n"
         "  coschedule bench kinp --quick             # about a minute (cap 10 s per solve)\n"
         "  coschedule bench kinp                     # the full table, several minutes\n"
         "  coschedule bench kinp --n3 20 40 60 --nn 16 18 --no-ilp --json\n"
         "  coschedule bench rlist --quick            # 100 scenarios of 100 jobs, fast vs reference\n"
         "  coschedule bench rlist --baseline-binary ./job-scheduling/main   # and the authors' simulator\n"
+        "  coschedule bench rlist --heuristic r-list-q --qbar 0.9 --baseline-binary ./job-scheduling-all "
+        "--baseline-reserves all\n"
         "  coschedule bench campaign                 # a tenth of Fig. 5 (about 5 min on 2 cores)\n"
         "  coschedule bench campaign --spec fig5   # the full Fig. 5 (about 46 min)\n"
         "  coschedule bench batch                    # about 4 minutes with AccaSim\n"
@@ -521,6 +532,9 @@ def register(sub: Any) -> None:
     p.add_argument("--baseline-binary", metavar="PATH",
                    help="rlist, campaign: run this program (the authors' simulator's interface, see above) "
                    "on the same instances and scenarios, time it and compare its makespans")
+    p.add_argument("--baseline-reserves", choices=["zero", "one", "all"], default="zero", metavar="M",
+                   help="rlist, campaign: the m the binary's main passes to its simulate(): zero (the stored "
+                   "main: r-list-0, r-shelf-b, r-shelf-nb), one (r-list-1) or all (r-list-q); default zero")
     p.add_argument("--time-limit", type=duration, default=None, metavar="T",
                    help=f"kinp: cap per solve, seconds (default {KINP_TIME_LIMIT:g}; {QUICK_TIME_LIMIT:g} with --quick)")
     p.add_argument("--P", dest="p", type=positive_int, default=None,

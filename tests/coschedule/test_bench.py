@@ -85,10 +85,9 @@ def test_bench_campaign_measures_and_says_what_it_did_not(tmp_path, capsys):
 
 def test_baseline_files_and_parsing(tmp_path, standin):
     """Our side of the exchange with the authors' simulator, checked with the stand-in."""
-    from coschedule.heuristics.fast import makespans
-
     from coschedule.baseline import BaselineError, run_baseline, write_failures, write_instance
     from coschedule.generators import synthetic_rigid
+    from coschedule.heuristics.fast import makespans
     from coschedule.rigid import SilentErrors
 
     inst = synthetic_rigid(15, 2000, seed=4)
@@ -105,8 +104,10 @@ def test_baseline_files_and_parsing(tmp_path, standin):
             ours = makespans(inst, f, heuristic, priority=priority)
             assert run.scenarios == 12 and run.cpu_s >= 0 and run.wall_s > 0
             assert np.allclose(run.makespans, ours, rtol=1e-5, atol=0), (heuristic, priority)
-    with pytest.raises(BaselineError, match="not reachable through the binary's interface"):
+    with pytest.raises(BaselineError, match="r-list-q needs a binary whose main passes m = 'all'"):
         run_baseline(standin, inst, f, "r-list-q", "LPT")
+    with pytest.raises(BaselineError, match="r-shelffill-b is not reachable through the binary's interface"):
+        run_baseline(standin, inst, f, "r-shelffill-b", "LPT", reserves="all")
     with pytest.raises(BaselineError, match="not an executable file"):
         run_baseline(tmp_path / "i.txt", inst, f, "r-list-0", "LPT")
     liar = tmp_path / "liar"
@@ -144,15 +145,48 @@ def test_bench_rlist_with_a_baseline_binary(standin, capsys):
 
 def test_bench_campaign_with_a_baseline_binary(tmp_path, standin):
     from coschedule.bench import bench_campaign
+    from coschedule.bench.campaign import _campaign_baseline
+    from coschedule.campaign import ResultStore, load_spec
 
     spec = tmp_path / "tiny.toml"
     spec.write_text(TINY_SPEC)
-    row = bench_campaign(str(spec), workers=1, baseline=standin)
+    row = bench_campaign(str(spec), workers=1, baseline=standin, db=str(tmp_path / "kept.sqlite"))
     b = row.baseline
     # r-list-0 and r-shelf-b, both priorities, 2 sets x 2 qbar; RANDOM is timed, not compared
     assert b.cells == 2 * 2 * 2 * 2 and b.scenarios == b.cells * 7
     assert b.compared == b.cells // 2 and b.agree == b.compared
     assert b.skipped == "r-list-q" and b.ours_s > 0 and b.ratio is not None
+    # a binary whose main passes m = "all" runs the R-List-Q cells only (the stand-in, which
+    # reserves nothing, stands in for its interface, not its schedules)
+    with ResultStore.open(str(tmp_path / "kept.sqlite")) as store:
+        rows = {r["id"]: r for r in store.rows()}
+    q = _campaign_baseline(standin, load_spec(str(spec)).normalized(), rows, "all")
+    assert q.cells == 2 * 2 * 2 and q.skipped == "r-list-0, r-shelf-b" and q.compared == 4
+
+
+def test_baseline_reserves_say_what_the_binary_runs(tmp_path, standin, capsys):
+    """``--baseline-reserves``: the m an edited main passes (zero, one, all) picks the heuristics
+    the binary is run for; the instance file is R-List's (no shelf, no naive); the flag without
+    a binary is a one-line error."""
+    from coschedule.bench.baseline import supported, write_instance
+    from coschedule.cli import main
+    from coschedule.generators import synthetic_rigid
+
+    assert supported("r-list-q", "LPT", "all") is None and supported("r-list-1", "SA", "one") is None
+    assert "m = 'zero' (this one: 'all'" in supported("r-list-0", "LPT", "all")
+    assert "m = 'one'" in supported("r-list-1", "LPT")
+    assert "is not one of the binary's (zero, one, all)" in supported("r-list-0", "LPT", "some")
+    inst = synthetic_rigid(6, 2500, seed=2)
+    write_instance(tmp_path / "i.txt", inst, "r-list-q", "HPA", "all")
+    assert (tmp_path / "i.txt").read_text().splitlines()[0] == "0 2500 0 procs 0 0 0"
+    argv = ["bench", "rlist", "--quick", "--jobs", "12", "--p", "4000", "--heuristics", "r-list-q,r-list-0"]
+    assert main([*argv, "--baseline-binary", standin, "--baseline-reserves", "all", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)["rlist"]
+    assert [r["baseline"] == "measured" for r in data] == [True, False]
+    assert 0 <= data[0]["baseline_agree"] <= 100 and "m = 'zero'" in data[1]["baseline"]
+    assert main([*argv, "--baseline-reserves", "all"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "--baseline-reserves" in err and "--baseline-binary" in err and "\n" not in err
 
 
 def test_bench_kinp_quick_caps_at_10_s(capsys):
@@ -171,14 +205,13 @@ def test_a_sigterm_swallowed_where_it_landed_still_ends_the_command():
 
     done = []
     before = signal.getsignal(signal.SIGTERM)
-    with pytest.raises(SystemExit) as exc:
-        with _sigterm_exits():
-            try:
-                os.kill(os.getpid(), signal.SIGTERM)
-                time.sleep(1.0)  # the handler runs here
-            except SystemExit:
-                pass  # swallowed, as a C callback does
-            done.append("the body went on")
+    with pytest.raises(SystemExit) as exc, _sigterm_exits():
+        try:
+            os.kill(os.getpid(), signal.SIGTERM)
+            time.sleep(1.0)  # the handler runs here
+        except SystemExit:
+            pass  # swallowed, as a C callback does
+        done.append("the body went on")
     assert exc.value.code == EXIT_SIGTERM == 143 and done == ["the body went on"]
     with _sigterm_exits():
         done.append("no signal")
