@@ -112,6 +112,24 @@ def test_each_day_is_the_draws_of_its_own_stream(nodes, mtbf):
     assert np.array_equal(got.times, np.array(times)) and np.array_equal(got.nodes, np.array(where))
 
 
+def test_traces_of_integer_seeds_are_kept_within_a_bound(monkeypatch):
+    """The same arguments give the same trace object (drawn once); a generator seed draws
+    afresh; the kept traces hold at most DRAWN_KEPT failures in all, the oldest leaving first."""
+    from coschedule.sim import failures
+
+    monkeypatch.setattr(failures, "_DRAWN", type(failures._DRAWN)())
+    monkeypatch.setattr(failures, "DRAWN_KEPT", 500)
+    a = poisson_failures(64, node_mtbf=1000.0, horizon=3000.0, seed=np.int64(5))
+    assert 150 < len(a) < 250 and poisson_failures(64, node_mtbf=1000.0, horizon=3000.0, seed=5) is a
+    assert poisson_failures(64, node_mtbf=1000.0, horizon=3000.0, seed=np.random.default_rng(5)) is not a
+    b = poisson_failures(64, node_mtbf=1000.0, horizon=3000.0, seed=6)
+    c = poisson_failures(64, node_mtbf=1000.0, horizon=3000.0, seed=7)
+    assert len(a) + len(b) + len(c) > 500 >= sum(len(t) for t in failures._DRAWN.values())
+    assert list(failures._DRAWN.values())[-1] is c and all(t is not a for t in failures._DRAWN.values())
+    again = poisson_failures(64, node_mtbf=1000.0, horizon=3000.0, seed=5)
+    assert again is not a and again == a
+
+
 def test_a_trace_that_would_not_end_is_refused_before_any_draw():
     """Drawn a day at a time, 2.5e13 s is 290 million days: ``coschedule batch`` on a job of
     1e13 s with checkpoints ran until stopped. The limits are on the span and the expected count."""
