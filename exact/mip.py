@@ -38,18 +38,10 @@ from coschedule.errors import SolverUnavailable, unknown_name
 from coschedule.results import Status
 from coschedule.timelimit import Deadline, TimeLimitReached, cpsat_solve, stop_reserve
 
-__all__ = [
-    "MipBuilder",
-    "MipModel",
-    "MipSolution",
-    "BACKENDS",
-    "available_backends",
-    "cpsat_solve",
-    "default_backend",
-    "preload",
-    "solve_mip",
-    "write_mps",
-]
+from .cstdout import c_stdout_quiet
+
+__all__ = ["BACKENDS", "MipBuilder", "MipModel", "MipSolution", "available_backends", "cpsat_solve",
+           "default_backend", "preload", "solve_mip", "write_mps"]
 
 #: relative optimality gap asked of the float MIP backends (HiGHS, CBC)
 MIP_REL_GAP = 1e-9
@@ -242,27 +234,28 @@ def _solve_highs(
     if deadline.expired():
         return _stopped("highs", t0, "building the model")
     cancelled = False
-    if deadline.limited:
-        reserve = stop_reserve(deadline, model.num_nonzeros)  # HiGHS takes a moment to stop
-        h.setOptionValue("time_limit", max(1e-3, deadline.remaining() - reserve))
-        # HiGHS's own limit is not always looked at (root LP, presolve): it runs in highspy's
-        # solver thread and is cancelled through its interrupt callbacks
-        h.HandleUserInterrupt = True
-        try:  # startSolve inside: a signal right after it must still stop the thread it started
-            h.startSolve()
-            while not h.wait(0.02)[0]:
-                if not cancelled and deadline.remaining() <= reserve:
-                    h.cancelSolve()
-                    cancelled = True
-        except BaseException as stop:  # Ctrl-C, SIGTERM: stop HiGHS's thread (a C++ thread alive at exit aborts)
-            h.cancelSolve()
-            wait_until = time.perf_counter() + 1.0
-            while not h.wait(0.05)[0]:  # its presolve does not look at the cancel: the command ends without it
-                if time.perf_counter() > wait_until:
-                    signals.end_now(stop)
-            raise
-    else:
-        h.run()
+    with c_stdout_quiet():  # HiGHS prints a debug line with printf, output_flag or not
+        if deadline.limited:
+            reserve = stop_reserve(deadline, model.num_nonzeros)  # HiGHS takes a moment to stop
+            h.setOptionValue("time_limit", max(1e-3, deadline.remaining() - reserve))
+            # HiGHS's own limit is not always looked at (root LP, presolve): it runs in highspy's
+            # solver thread and is cancelled through its interrupt callbacks
+            h.HandleUserInterrupt = True
+            try:  # startSolve inside: a signal right after it must still stop the thread it started
+                h.startSolve()
+                while not h.wait(0.02)[0]:
+                    if not cancelled and deadline.remaining() <= reserve:
+                        h.cancelSolve()
+                        cancelled = True
+            except BaseException as stop:  # Ctrl-C, SIGTERM: stop HiGHS's thread (a C++ thread alive at exit aborts)
+                h.cancelSolve()
+                wait_until = time.perf_counter() + 1.0
+                while not h.wait(0.05)[0]:  # its presolve does not look at the cancel: the command ends without it
+                    if time.perf_counter() > wait_until:
+                        signals.end_now(stop)
+                raise
+        else:
+            h.run()
     ms = h.getModelStatus()
     info = h.getInfo()
     has_sol = info.primal_solution_status == 2

@@ -188,3 +188,28 @@ def test_model_shape():
     assert (m.num_vars, m.num_rows) == (5, 4)
     # every element lies in two of the pairs and in S4
     assert m.num_nonzeros == sum(len(c) for _, _, c, _ in m.rows()) == 4 * 3
+
+
+def test_c_stdout_is_quiet_inside_the_block_only():
+    """HiGHS prints a debug line with C's printf whatever its output_flag (it broke `coschedule solve
+    --json`): c_stdout_quiet drops what C and Python write to descriptor 1 inside the block, in a
+    process whose stdout is a pipe (C's buffer is then full-buffered), and nothing outside it."""
+    import subprocess
+    import sys
+    import textwrap
+
+    code = textwrap.dedent("""
+        import ctypes
+        from coschedule.exact.cstdout import c_stdout_quiet
+        libc = ctypes.CDLL(None)
+        print("before")
+        libc.printf(b"C before\\n")
+        with c_stdout_quiet():
+            libc.printf(b"C inside\\n")
+            print("Python inside")
+        libc.printf(b"C after\\n")
+        libc.fflush(None)
+        print("after")
+    """)
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60)
+    assert done.stdout.splitlines() == ["before", "C before", "C after", "after"], done.stdout
