@@ -495,7 +495,7 @@ def register(sub: Any) -> None:
         "  coschedule bench rlist --heuristic r-list-q --qbar 0.9 --baseline-binary ./job-scheduling-all "
         "--baseline-reserves all\n"
         "  coschedule bench campaign                 # a tenth of Fig. 5 (about 5 min on 2 cores)\n"
-        "  coschedule bench campaign --spec fig5   # the full Fig. 5 (about 46 min)\n"
+        "  coschedule bench campaign --spec fig5   # the full Fig. 5 (about 37 min)\n"
         "  coschedule bench batch                    # about 4 minutes with AccaSim\n"
         "  coschedule bench batch --cases kth-easy --no-accasim --json\n"
         "  coschedule bench batch --cases scale --no-accasim   # memory at a million jobs\n"
