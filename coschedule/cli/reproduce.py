@@ -31,7 +31,7 @@ missing. Then the figures are drawn into DIR/figures/, every claim of the
 paper's experimental section is judged (match, close, differs, not
 comparable), and DIR/report.md, DIR/report.html (self-contained) and
 DIR/report.json are written. A full run on 2 cores takes about 9 min
-(aupy2017), 1 h 10 min (benoit2021), 10 min (du2024) and 2 h 10 min
+(aupy2017), 1 h 10 min (benoit2021), 9 min (du2024) and 2 h 10 min
 (oliner2004); --list gives them with each paper's claims and campaigns.
 """
 

@@ -31,8 +31,8 @@ from ..errors import FormatError, InvalidInstance
 from ..io.files import read_utf8, write_text
 from ..rng import Seed, as_generator
 
-__all__ = ["MAX_DRAWN_FAILURES", "MAX_HORIZON", "FailureTrace", "poisson_failures", "read_failures",
-           "too_long_to_draw", "uniform_failures", "write_failures"]
+__all__ = ["MAX_DRAWN_FAILURES", "MAX_HORIZON", "FailureTrace", "forget_drawn_traces", "poisson_failures",
+           "read_failures", "too_long_to_draw", "uniform_failures", "write_failures"]
 
 HEADER = "time,node"
 
@@ -119,6 +119,12 @@ def too_long_to_draw(n_nodes: int, node_mtbf: float, horizon: float) -> str | No
 _DRAWN: OrderedDict[tuple[int, float, float, float, int], FailureTrace] = OrderedDict()
 #: at most this many failures in all are kept there (16 bytes each)
 DRAWN_KEPT = 1_000_000
+
+
+def forget_drawn_traces() -> None:
+    """Empty the traces :func:`poisson_failures` keeps: the next call draws again (a benchmark
+    that times the drawing with the run calls it before each run)."""
+    _DRAWN.clear()
 
 
 def _root_seed(seed: Seed) -> int:

@@ -128,6 +128,8 @@ def test_traces_of_integer_seeds_are_kept_within_a_bound(monkeypatch):
     assert list(failures._DRAWN.values())[-1] is c and all(t is not a for t in failures._DRAWN.values())
     again = poisson_failures(64, node_mtbf=1000.0, horizon=3000.0, seed=5)
     assert again is not a and again == a
+    failures.forget_drawn_traces()  # what a benchmark calls to time the drawing again
+    assert not failures._DRAWN and poisson_failures(64, node_mtbf=1000.0, horizon=3000.0, seed=5) is not again
 
 
 def test_a_trace_that_would_not_end_is_refused_before_any_draw():
