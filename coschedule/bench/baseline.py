@@ -27,8 +27,8 @@ precision: 6 significant digits), and the scenario's index on stderr.
 Its ``main`` runs the list scheduler with ``m = "zero"`` (no reservation), so through this
 interface it runs **R-List-0** (``shelf 0 naive 0``), **R-Shelf-B** (``shelf 1 naive 0``) and
 **R-Shelf-NB** (``shelf 1 naive 1``). Its ``simulate`` also takes ``m = "one"`` and ``"all"``
-(R-List-1, R-List-Q), reachable only by a ``main`` edited to pass them: ``reserves`` (``--baseline-
-reserves``) says which ``m`` the binary passes, and only the heuristics of that ``m`` are run
+(R-List-1, R-List-Q), reachable only by a ``main`` edited to pass them: ``reserves``
+(``--baseline-reserves``) says which ``m`` the binary passes, and only the heuristics of that ``m`` are run
 (:data:`RESERVES`); the others, and R-ShelfFill (not in the file), are "not measured". Its
 RANDOM priority is seeded from the clock, so RANDOM makespans are timed but not compared.
 
@@ -123,9 +123,9 @@ def supported(heuristic: str, priority: str, reserves: str = "zero") -> str | No
     if reserves not in RESERVES:
         return f"m = {reserves!r} is not one of the binary's ({', '.join(RESERVES)})"
     if heuristic not in RESERVES[reserves]:
-        if any(heuristic in runs for runs in RESERVES.values()):
-            return (f"{heuristic} needs a binary whose main passes m = "
-                    f"{next(m for m, runs in RESERVES.items() if heuristic in runs)!r} "
+        needs = next((m for m, runs in RESERVES.items() if heuristic in runs), None)
+        if needs is not None:
+            return (f"{heuristic} needs a binary whose main passes m = {needs!r} "
                     f"(this one: {reserves!r}; --baseline-reserves)")
         return f"{heuristic} is not reachable through the binary's interface"
     if priority.upper() not in AUTHORS_PRIORITIES:

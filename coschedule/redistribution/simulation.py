@@ -321,8 +321,7 @@ class PackSimulation:
     def _work_done_one(self, i: int, t: float, *, failed: bool) -> float:
         """:meth:`work_done` of one application, in Python floats (the same operations, so the
         same numbers: a decision asks for one application at a time)."""
-        e = t - float(self.t_last[i])
-        e = max(0.0, e)
+        e = max(0.0, t - float(self.t_last[i]))
         tau, C = float(self.tau[i]), float(self.ck[i])
         if math.isfinite(tau):
             n = math.floor(e / tau)
